@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make            build kmod/causalprof.ko and user/cprof
+# make check      build everything, boot the test VM, run the whole suite
+# make demo       build, boot the VM, load the module and show it working
+# make bench      benchmarks (in the VM), results in bench/RESULTS.md
+# make deps       install the Debian packages the project needs (root)
+#
+# KDIR is the kernel build tree the module is built against; it defaults to
+# the headers of the Debian kernel the test VM boots.
+
+KVER ?= $(shell ls /lib/modules 2>/dev/null | grep -- '-amd64$$' | sort -V | tail -n 1)
+KDIR ?= /lib/modules/$(KVER)/build
+export KVER KDIR
+
+all: module cprof
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+module-w1:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+cprof:
+	$(MAKE) -C user
+
+tests: all
+	$(MAKE) -C tests
+
+deps:
+	scripts/install-deps
+
+check: deps
+	$(MAKE) tests
+	tests/vm/run check
+
+demo: deps
+	$(MAKE) all
+	tests/vm/run demo
+
+bench: deps
+	$(MAKE) tests
+	tests/vm/run bench
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+	$(MAKE) -C user clean
+	$(MAKE) -C tests clean
+	rm -rf build
+
+.PHONY: all module module-w1 cprof tests deps check demo bench clean

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * causalprof: sampling and causal profiling from a kernel module.
+ *
+ * This header is the protocol between causalprof.ko and its clients.
+ *
+ * Generic netlink family "causalprof" (CAUSALPROF_GENL_NAME), version
+ * CAUSALPROF_GENL_VERSION. Every attribute is validated by a policy; an
+ * invalid request fails with -EINVAL and an extack message naming the bad
+ * attribute. Commands marked (control) need CAP_PERFMON or CAP_SYS_ADMIN in
+ * the caller's user namespace and fail with -EPERM otherwise.
+ *
+ * CAUSALPROF_CMD_GET_STATUS
+ *   Request: no attributes. Anyone may ask.
+ *   Reply (same command):
+ *     CAUSALPROF_A_VERSION: NLA_NUL_STRING, module version ("0.1.0")
+ *     CAUSALPROF_A_STATE: NLA_U32, enum causalprof_state
+ *     CAUSALPROF_A_SESSION_ID: NLA_U64, id of the current or last session
+ *                              (0: none yet)
+ *     CAUSALPROF_A_OWNER_PORTID: NLA_U32, netlink port of the session owner
+ *                                (only while a session runs)
+ *     CAUSALPROF_A_TARGET_PID: NLA_U32, target process (only while a
+ *                              session runs; absent when system-wide)
+ *     CAUSALPROF_A_FLAGS: NLA_U32, CAUSALPROF_F_* of the running session
+ *     CAUSALPROF_A_STATS: NLA_NESTED
+ *       CAUSALPROF_STAT_*: NLA_U64 each, module-wide counters since load
+ *
+ * CAUSALPROF_CMD_SESSION_START (control)
+ *   Starts the one session the module runs at a time; the requesting socket
+ *   becomes its owner. When the owner's socket closes, the session stops.
+ *   Fails with -EBUSY while another session runs, -ESRCH if the target does
+ *   not exist.
+ *     CAUSALPROF_A_TARGET_PID: NLA_U32, required unless CAUSALPROF_F_SYSTEM_WIDE
+ *     CAUSALPROF_A_FLAGS: NLA_U32, CAUSALPROF_F_*; unknown bits are -EINVAL
+ *     CAUSALPROF_A_EVENTS: NLA_NESTED, up to CAUSALPROF_MAX_EVENTS of
+ *       CAUSALPROF_A_EVENT: NLA_NESTED
+ *         CAUSALPROF_EV_A_TYPE: NLA_U32, perf_event_attr.type
+ *         CAUSALPROF_EV_A_CONFIG: NLA_U64, perf_event_attr.config
+ *         CAUSALPROF_EV_A_PERIOD: NLA_U64, sample every N events, or
+ *         CAUSALPROF_EV_A_FREQ: NLA_U32, target samples per second per CPU
+ *         CAUSALPROF_EV_A_NAME: NLA_NUL_STRING, the user's spelling, for
+ *                               error messages
+ *       The index of an event in this list is the event number carried by
+ *       its samples.
+ *   Reply: CAUSALPROF_A_SESSION_ID.
+ *
+ * CAUSALPROF_CMD_SESSION_STOP (control)
+ *   Stops the running session. Only its owner, or a caller with
+ *   CAP_SYS_ADMIN, may stop it (-EPERM otherwise); -ENOENT without one.
+ *   The last CAUSALPROF_CMD_RECORDS message of the session carries a
+ *   CAUSALPROF_REC_END record.
+ *
+ * CAUSALPROF_CMD_RECORDS (kernel -> session owner, unicast)
+ *     CAUSALPROF_A_SESSION_ID: NLA_U64
+ *     CAUSALPROF_A_RECORDS: NLA_BINARY, a batch of stream records: each
+ *       starts with struct causalprof_record_hdr and is padded to 8 bytes.
+ *   Records keep their order per CPU; across CPUs, order by time_ns.
+ *
+ * CAUSALPROF_CMD_EXPERIMENT_START (control, owner only)
+ *     CAUSALPROF_A_EXPERIMENT: NLA_NESTED
+ *       CAUSALPROF_EXP_A_SPEEDUP: NLA_U32, virtual speedup in per mille
+ *                                 (0..1000)
+ *       CAUSALPROF_EXP_A_RANGE: NLA_NESTED, repeated, selected code
+ *         CAUSALPROF_RANGE_A_PID: NLA_U32, the process whose addresses these are
+ *         CAUSALPROF_RANGE_A_START: NLA_U64, first address
+ *         CAUSALPROF_RANGE_A_END: NLA_U64, one past the last address
+ * CAUSALPROF_CMD_EXPERIMENT_STOP (control, owner only)
+ *   The experiment's result is streamed as a CAUSALPROF_REC_EXPERIMENT record.
+ *
+ * CAUSALPROF_CMD_PROGRESS_ADD (control, owner only)
+ *     CAUSALPROF_A_PROGRESS: NLA_NESTED
+ *       CAUSALPROF_PP_A_ID: NLA_U32, chosen by the owner
+ *       CAUSALPROF_PP_A_KIND: NLA_U32, enum causalprof_pp_kind
+ *       CAUSALPROF_PP_A_PATH: NLA_NUL_STRING, file to probe
+ *       CAUSALPROF_PP_A_OFFSET: NLA_U64, file offset of the probe
+ *       CAUSALPROF_PP_A_END_OFFSET: NLA_U64, latency points: the end probe
+ * CAUSALPROF_CMD_PROGRESS_DEL (control, owner only)
+ *     CAUSALPROF_A_PROGRESS: NLA_NESTED with CAUSALPROF_PP_A_ID
+ *
+ * Text control: /proc/causalprof/control accepts one command per write,
+ * e.g. "start pid=123 event=cpu-clock freq=1000" or "stop", with the same
+ * checks; see Documentation/causalprof.rst.
+ */
+
+#ifndef _UAPI_LINUX_CAUSALPROF_H
+#define _UAPI_LINUX_CAUSALPROF_H
+
+#include <linux/types.h>
+
+#define CAUSALPROF_GENL_NAME		"causalprof"
+#define CAUSALPROF_GENL_VERSION		1
+
+#define CAUSALPROF_MAX_EVENTS		8
+#define CAUSALPROF_MAX_STACK		127
+
+enum causalprof_cmd {
+	CAUSALPROF_CMD_UNSPEC,
+	CAUSALPROF_CMD_GET_STATUS,
+	CAUSALPROF_CMD_SESSION_START,
+	CAUSALPROF_CMD_SESSION_STOP,
+	CAUSALPROF_CMD_RECORDS,
+	CAUSALPROF_CMD_EXPERIMENT_START,
+	CAUSALPROF_CMD_EXPERIMENT_STOP,
+	CAUSALPROF_CMD_PROGRESS_ADD,
+	CAUSALPROF_CMD_PROGRESS_DEL,
+	__CAUSALPROF_CMD_MAX
+};
+#define CAUSALPROF_CMD_MAX (__CAUSALPROF_CMD_MAX - 1)
+
+enum causalprof_state {
+	CAUSALPROF_STATE_IDLE,
+	CAUSALPROF_STATE_RECORDING,
+	CAUSALPROF_STATE_STOPPING,
+};
+
+enum causalprof_flag {
+	CAUSALPROF_F_SYSTEM_WIDE	= 1U << 0,
+	CAUSALPROF_F_NO_INHERIT		= 1U << 1,
+	CAUSALPROF_F_USER_STACK		= 1U << 2,
+	CAUSALPROF_F_KERNEL_STACK	= 1U << 3,
+	__CAUSALPROF_F_ALL		= (1U << 4) - 1
+};
+
+enum causalprof_attr {
+	CAUSALPROF_A_UNSPEC,
+	CAUSALPROF_A_PAD,
+	CAUSALPROF_A_VERSION,
+	CAUSALPROF_A_STATE,
+	CAUSALPROF_A_SESSION_ID,
+	CAUSALPROF_A_OWNER_PORTID,
+	CAUSALPROF_A_TARGET_PID,
+	CAUSALPROF_A_FLAGS,
+	CAUSALPROF_A_EVENTS,
+	CAUSALPROF_A_STATS,
+	CAUSALPROF_A_RECORDS,
+	CAUSALPROF_A_EXPERIMENT,
+	CAUSALPROF_A_PROGRESS,
+	__CAUSALPROF_A_LAST
+};
+#define CAUSALPROF_A_MAX (__CAUSALPROF_A_LAST - 1)
+
+/* Inside CAUSALPROF_A_EVENTS */
+enum causalprof_events_attr {
+	CAUSALPROF_EVENTS_A_UNSPEC,
+	CAUSALPROF_A_EVENT,
+	__CAUSALPROF_EVENTS_A_LAST
+};
+#define CAUSALPROF_EVENTS_A_MAX (__CAUSALPROF_EVENTS_A_LAST - 1)
+
+/* Inside CAUSALPROF_A_EVENT */
+enum causalprof_event_attr {
+	CAUSALPROF_EV_A_UNSPEC,
+	CAUSALPROF_EV_A_PAD,
+	CAUSALPROF_EV_A_TYPE,
+	CAUSALPROF_EV_A_CONFIG,
+	CAUSALPROF_EV_A_PERIOD,
+	CAUSALPROF_EV_A_FREQ,
+	CAUSALPROF_EV_A_NAME,
+	__CAUSALPROF_EV_A_LAST
+};
+#define CAUSALPROF_EV_A_MAX (__CAUSALPROF_EV_A_LAST - 1)
+
+/* Inside CAUSALPROF_A_STATS: module-wide counters since load, NLA_U64 */
+enum causalprof_stat {
+	CAUSALPROF_STAT_UNSPEC,
+	CAUSALPROF_STAT_PAD,
+	CAUSALPROF_STAT_SESSIONS,	/* sessions started */
+	CAUSALPROF_STAT_SAMPLES,	/* samples stored in a ring */
+	CAUSALPROF_STAT_LOST,		/* samples dropped (ring full, send failed) */
+	CAUSALPROF_STAT_OVERFLOWS,	/* overflow handler calls */
+	CAUSALPROF_STAT_RECORDS_SENT,	/* records delivered to owners */
+	CAUSALPROF_STAT_SIDEBAND_LOST,	/* mmap/comm/fork/exit records dropped */
+	CAUSALPROF_STAT_TARGET_OVERFLOW, /* processes not followed: table full */
+	__CAUSALPROF_STAT_LAST
+};
+#define CAUSALPROF_STAT_MAX (__CAUSALPROF_STAT_LAST - 1)
+
+/* Inside CAUSALPROF_A_EXPERIMENT */
+enum causalprof_exp_attr {
+	CAUSALPROF_EXP_A_UNSPEC,
+	CAUSALPROF_EXP_A_SPEEDUP,
+	CAUSALPROF_EXP_A_RANGE,
+	__CAUSALPROF_EXP_A_LAST
+};
+#define CAUSALPROF_EXP_A_MAX (__CAUSALPROF_EXP_A_LAST - 1)
+
+/* Inside CAUSALPROF_EXP_A_RANGE */
+enum causalprof_range_attr {
+	CAUSALPROF_RANGE_A_UNSPEC,
+	CAUSALPROF_RANGE_A_PAD,
+	CAUSALPROF_RANGE_A_PID,
+	CAUSALPROF_RANGE_A_START,
+	CAUSALPROF_RANGE_A_END,
+	__CAUSALPROF_RANGE_A_LAST
+};
+#define CAUSALPROF_RANGE_A_MAX (__CAUSALPROF_RANGE_A_LAST - 1)
+
+enum causalprof_pp_kind {
+	CAUSALPROF_PP_THROUGHPUT,
+	CAUSALPROF_PP_LATENCY,
+};
+
+/* Inside CAUSALPROF_A_PROGRESS */
+enum causalprof_pp_attr {
+	CAUSALPROF_PP_A_UNSPEC,
+	CAUSALPROF_PP_A_PAD,
+	CAUSALPROF_PP_A_ID,
+	CAUSALPROF_PP_A_KIND,
+	CAUSALPROF_PP_A_PATH,
+	CAUSALPROF_PP_A_OFFSET,
+	CAUSALPROF_PP_A_END_OFFSET,
+	__CAUSALPROF_PP_A_LAST
+};
+#define CAUSALPROF_PP_A_MAX (__CAUSALPROF_PP_A_LAST - 1)
+
+/*
+ * Stream records. The same records, unchanged, make up the body of a
+ * recording file (Documentation/recording-format.rst), so a reader that
+ * understands one understands the other. Every record starts with this
+ * header; size counts the header and is a multiple of 8. Readers skip
+ * record types they do not know.
+ */
+struct causalprof_record_hdr {
+	__u16	type;		/* enum causalprof_record_type */
+	__u16	flags;
+	__u32	size;
+};
+
+enum causalprof_record_type {
+	CAUSALPROF_REC_SAMPLE = 1,
+	CAUSALPROF_REC_MMAP,
+	CAUSALPROF_REC_COMM,
+	CAUSALPROF_REC_FORK,
+	CAUSALPROF_REC_EXIT,
+	CAUSALPROF_REC_LOST,
+	CAUSALPROF_REC_END,
+	CAUSALPROF_REC_EXPERIMENT,
+	__CAUSALPROF_REC_MAX
+};
+
+/*
+ * A sample: the thread that ran, when, which event, and its weight (the
+ * number of events, or nanoseconds for cpu-clock, that this sample stands
+ * for). ips[] holds nr_kernel kernel addresses, innermost first, then
+ * nr_user user addresses, innermost first. ips[0] (or ips[nr_kernel] when
+ * the sample hit user mode) is the interrupted IP; later entries are
+ * return addresses.
+ */
+struct causalprof_sample {
+	struct causalprof_record_hdr hdr;
+	__u64	time_ns;	/* CLOCK_MONOTONIC */
+	__u64	period;		/* weight */
+	__u32	pid;		/* thread group id */
+	__u32	tid;
+	__u16	cpu;
+	__u8	event;		/* index in the session's event list */
+	__u8	sflags;		/* CAUSALPROF_SAMPLE_F_* */
+	__u16	nr_kernel;
+	__u16	nr_user;
+	__u64	ips[];
+};
+
+#define CAUSALPROF_SAMPLE_F_USER	(1U << 0)	/* interrupted in user mode */
+#define CAUSALPROF_SAMPLE_F_TRUNCATED	(1U << 1)	/* stack cut at the limit */
+
+/* An executable file-backed mapping of a target process. */
+struct causalprof_mmap {
+	struct causalprof_record_hdr hdr;
+	__u64	time_ns;
+	__u32	pid;
+	__u32	pad;
+	__u64	start;
+	__u64	len;
+	__u64	pgoff;		/* file offset of start, in bytes */
+	char	path[];		/* NUL-terminated, then padded */
+};
+
+/* hdr.flags of a COMM record: the task exec()ed; its old mappings are gone. */
+#define CAUSALPROF_COMM_F_EXEC		(1U << 0)
+
+struct causalprof_comm {
+	struct causalprof_record_hdr hdr;
+	__u64	time_ns;
+	__u32	pid;
+	__u32	tid;
+	char	comm[16];
+};
+
+/* FORK: a new thread or process; EXIT: a thread ended. */
+struct causalprof_task {
+	struct causalprof_record_hdr hdr;
+	__u64	time_ns;
+	__u32	pid;
+	__u32	tid;
+	__u32	ppid;		/* parent's pid (FORK only) */
+	__u32	ptid;		/* parent's tid (FORK only) */
+};
+
+/* Samples dropped on one CPU since the previous LOST record of that CPU. */
+struct causalprof_lost {
+	struct causalprof_record_hdr hdr;
+	__u64	time_ns;
+	__u64	lost;
+	__u32	cpu;
+	__u32	pad;
+};
+
+/* Last record of a session. */
+struct causalprof_end {
+	struct causalprof_record_hdr hdr;
+	__u64	time_ns;
+	__u64	samples;	/* samples of this session */
+	__u64	lost;		/* samples of this session dropped */
+};
+
+#endif /* _UAPI_LINUX_CAUSALPROF_H */

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+
+#include "netlink.h"
+#include "session.h"
+#include "stats.h"
+#include "version.h"
+
+#include <linux/capability.h>
+#include <linux/init.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+
+/*
+ * Range checks are done by hand: the policy's would fail with -ERANGE, and
+ * the protocol promises -EINVAL for every invalid request.
+ */
+static const struct nla_policy event_policy[CAUSALPROF_EV_A_MAX + 1] = {
+	[CAUSALPROF_EV_A_TYPE]		= { .type = NLA_U32 },
+	[CAUSALPROF_EV_A_CONFIG]	= { .type = NLA_U64 },
+	[CAUSALPROF_EV_A_PERIOD]	= { .type = NLA_U64 },
+	[CAUSALPROF_EV_A_FREQ]		= { .type = NLA_U32 },
+	[CAUSALPROF_EV_A_NAME]		= { .type = NLA_NUL_STRING, .len = CP_EVENT_NAME_LEN - 1 },
+};
+
+static const struct nla_policy events_policy[CAUSALPROF_EVENTS_A_MAX + 1] = {
+	[CAUSALPROF_A_EVENT]		= NLA_POLICY_NESTED(event_policy),
+};
+
+static const struct nla_policy start_policy[CAUSALPROF_A_MAX + 1] = {
+	[CAUSALPROF_A_TARGET_PID]	= { .type = NLA_U32 },
+	[CAUSALPROF_A_FLAGS]		= NLA_POLICY_MASK(NLA_U32, __CAUSALPROF_F_ALL),
+	[CAUSALPROF_A_EVENTS]		= NLA_POLICY_NESTED(events_policy),
+};
+
+static struct genl_family genl_family;
+
+/* Both the socket's opener and the sender must be privileged. */
+static bool control_capable(const struct sk_buff *skb)
+{
+	return netlink_capable(skb, CAP_PERFMON) || netlink_capable(skb, CAP_SYS_ADMIN);
+}
+
+static int fill_status(struct sk_buff *msg, const struct cp_status *st)
+{
+	struct nlattr *stats;
+	int i;
+
+	if (nla_put_string(msg, CAUSALPROF_A_VERSION, CAUSALPROF_VERSION) ||
+	    nla_put_u32(msg, CAUSALPROF_A_STATE, st->state) ||
+	    nla_put_u64_64bit(msg, CAUSALPROF_A_SESSION_ID, st->id, CAUSALPROF_A_PAD))
+		return -EMSGSIZE;
+	if (st->state != CAUSALPROF_STATE_IDLE) {
+		if (nla_put_u32(msg, CAUSALPROF_A_FLAGS, st->flags))
+			return -EMSGSIZE;
+		if (st->has_owner &&
+		    nla_put_u32(msg, CAUSALPROF_A_OWNER_PORTID, st->owner_portid))
+			return -EMSGSIZE;
+		if (st->has_target && nla_put_u32(msg, CAUSALPROF_A_TARGET_PID, st->target_pid))
+			return -EMSGSIZE;
+	}
+
+	stats = nla_nest_start(msg, CAUSALPROF_A_STATS);
+	if (!stats)
+		return -EMSGSIZE;
+	for_each_causalprof_stat(i)
+		if (nla_put_u64_64bit(msg, i, causalprof_stat_read(i), CAUSALPROF_STAT_PAD))
+			return -EMSGSIZE;
+	nla_nest_end(msg, stats);
+	return 0;
+}
+
+static int get_status(struct sk_buff *skb, struct genl_info *info)
+{
+	struct cp_status st;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	causalprof_session_status(&st);
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		GENL_SET_ERR_MSG(info, "out of memory for the status reply");
+		return -ENOMEM;
+	}
+	hdr = genlmsg_put_reply(msg, info, &genl_family, 0, CAUSALPROF_CMD_GET_STATUS);
+	if (!hdr) {
+		ret = -EMSGSIZE;
+		goto err_free_msg;
+	}
+	ret = fill_status(msg, &st);
+	if (ret)
+		goto err_free_msg;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free_msg:
+	GENL_SET_ERR_MSG(info, "status reply does not fit a message");
+	nlmsg_free(msg);
+	return ret;
+}
+
+static int parse_event(const struct nlattr *nest, struct cp_event *ev,
+		       struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[CAUSALPROF_EV_A_MAX + 1], *attr;
+	int ret;
+
+	ret = nla_parse_nested(tb, CAUSALPROF_EV_A_MAX, nest, event_policy, extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_EV_A_TYPE)) {
+		NL_SET_ERR_MSG(extack, "event without CAUSALPROF_EV_A_TYPE");
+		return -EINVAL;
+	}
+
+	ev->type = nla_get_u32(tb[CAUSALPROF_EV_A_TYPE]);
+	if (tb[CAUSALPROF_EV_A_CONFIG])
+		ev->config = nla_get_u64(tb[CAUSALPROF_EV_A_CONFIG]);
+	attr = tb[CAUSALPROF_EV_A_PERIOD];
+	if (attr) {
+		ev->period = nla_get_u64(attr);
+		if (!ev->period) {
+			NL_SET_ERR_MSG_ATTR(extack, attr, "event period is 0");
+			return -EINVAL;
+		}
+	}
+	attr = tb[CAUSALPROF_EV_A_FREQ];
+	if (attr) {
+		ev->freq = nla_get_u32(attr);
+		if (!ev->freq) {
+			NL_SET_ERR_MSG_ATTR(extack, attr, "event freq is 0");
+			return -EINVAL;
+		}
+	}
+	if (tb[CAUSALPROF_EV_A_NAME])
+		nla_strscpy(ev->name, tb[CAUSALPROF_EV_A_NAME], sizeof(ev->name));
+
+	ret = causalprof_event_validate(ev, extack);
+	if (ret)
+		NL_SET_BAD_ATTR(extack, nest);
+	return ret;
+}
+
+static int parse_events(const struct nlattr *events, struct cp_config *cfg,
+			struct netlink_ext_ack *extack)
+{
+	const struct nlattr *ev;
+	int rem, ret;
+
+	nla_for_each_nested(ev, events, rem) {
+		if (cfg->nr_events == CAUSALPROF_MAX_EVENTS) {
+			NL_SET_ERR_MSG_ATTR(extack, ev, "more than CAUSALPROF_MAX_EVENTS events");
+			return -EINVAL;
+		}
+		ret = parse_event(ev, &cfg->events[cfg->nr_events], extack);
+		if (ret)
+			return ret;
+		cfg->nr_events++;
+	}
+	return 0;
+}
+
+static int parse_start(struct genl_info *info, struct cp_config *cfg)
+{
+	struct nlattr **attrs = info->attrs;
+
+	if (attrs[CAUSALPROF_A_FLAGS])
+		cfg->flags = nla_get_u32(attrs[CAUSALPROF_A_FLAGS]);
+	if (cfg->flags & CAUSALPROF_F_SYSTEM_WIDE) {
+		if (attrs[CAUSALPROF_A_TARGET_PID]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attrs[CAUSALPROF_A_TARGET_PID],
+					    "TARGET_PID and CAUSALPROF_F_SYSTEM_WIDE exclude each other");
+			return -EINVAL;
+		}
+	} else {
+		if (GENL_REQ_ATTR_CHECK(info, CAUSALPROF_A_TARGET_PID)) {
+			GENL_SET_ERR_MSG(info, "TARGET_PID needed unless CAUSALPROF_F_SYSTEM_WIDE");
+			return -EINVAL;
+		}
+		cfg->target_pid = nla_get_u32(attrs[CAUSALPROF_A_TARGET_PID]);
+		if (!cfg->target_pid) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attrs[CAUSALPROF_A_TARGET_PID],
+					    "TARGET_PID 0 is not a process");
+			return -EINVAL;
+		}
+	}
+	if (attrs[CAUSALPROF_A_EVENTS])
+		return parse_events(attrs[CAUSALPROF_A_EVENTS], cfg, info->extack);
+	return 0;
+}
+
+static int reply_session_id(struct genl_info *info, u64 id)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &genl_family, 0, CAUSALPROF_CMD_SESSION_START);
+	if (!hdr || nla_put_u64_64bit(msg, CAUSALPROF_A_SESSION_ID, id, CAUSALPROF_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int start_session(struct sk_buff *skb, struct genl_info *info)
+{
+	struct cp_config *cfg;
+	u64 id;
+	int ret;
+
+	if (!control_capable(skb)) {
+		GENL_SET_ERR_MSG(info, "starting a session needs CAP_PERFMON or CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg) {
+		GENL_SET_ERR_MSG(info, "out of memory for the session config");
+		return -ENOMEM;
+	}
+	ret = parse_start(info, cfg);
+	if (ret)
+		goto out_free_cfg;
+	cfg->owner.net = genl_info_net(info);
+	cfg->owner.portid = info->snd_portid;
+
+	ret = causalprof_session_start(cfg, info->extack, &id);
+	if (ret) {
+		if (ret == -ESRCH)
+			NL_SET_BAD_ATTR(info->extack, info->attrs[CAUSALPROF_A_TARGET_PID]);
+		goto out_free_cfg;
+	}
+	ret = reply_session_id(info, id);
+	if (ret) {
+		/* The caller sees an error: do not leave its session behind. */
+		causalprof_session_stop(&cfg->owner, false, NULL);
+		GENL_SET_ERR_MSG(info, "could not send the reply; session stopped");
+	}
+out_free_cfg:
+	kfree(cfg);
+	return ret;
+}
+
+static int stop_session(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct cp_owner who = {
+		.net = genl_info_net(info),
+		.portid = info->snd_portid,
+	};
+
+	if (!control_capable(skb)) {
+		GENL_SET_ERR_MSG(info, "stopping a session needs CAP_PERFMON or CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+	return causalprof_session_stop(&who, netlink_capable(skb, CAP_SYS_ADMIN), info->extack);
+}
+
+/* Commands without a policy accept no attributes at all. */
+static const struct genl_ops genl_ops[] = {
+	{
+		.cmd = CAUSALPROF_CMD_GET_STATUS,
+		.doit = get_status,
+	}, {
+		.cmd = CAUSALPROF_CMD_SESSION_START,
+		.doit = start_session,
+		.policy = start_policy,
+		.maxattr = CAUSALPROF_A_MAX,
+	}, {
+		.cmd = CAUSALPROF_CMD_SESSION_STOP,
+		.doit = stop_session,
+	},
+};
+
+static struct genl_family genl_family __ro_after_init = {
+	.ops = genl_ops,
+	.n_ops = ARRAY_SIZE(genl_ops),
+	.name = CAUSALPROF_GENL_NAME,
+	.version = CAUSALPROF_GENL_VERSION,
+	.maxattr = CAUSALPROF_A_MAX,
+	.module = THIS_MODULE,
+	/* The session has its own lock; do not hold genl_mutex for it. */
+	.parallel_ops = true,
+};
+
+int __init causalprof_netlink_init(void)
+{
+	return genl_register_family(&genl_family);
+}
+
+/* Returns once no request is running and no new one can come in. */
+void causalprof_netlink_uninit(void)
+{
+	genl_unregister_family(&genl_family);
+}

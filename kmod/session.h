@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CAUSALPROF_SESSION_H
+#define _CAUSALPROF_SESSION_H
+
+#include <linux/causalprof.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+struct net;
+struct netlink_ext_ack;
+struct pid;
+
+#define CP_EVENT_NAME_LEN	64
+#define CP_MAX_FREQ		100000
+
+/* One event to sample, as requested; see causalprof_event_validate(). */
+struct cp_event {
+	u32 type;		/* perf_event_attr.type */
+	u64 config;		/* perf_event_attr.config */
+	u64 period;		/* exactly one of period and freq is set */
+	u32 freq;
+	char name[CP_EVENT_NAME_LEN];	/* the user's spelling, may be empty */
+};
+
+/*
+ * The netlink socket that started a session. It may stop the session, and
+ * its closing stops it. net is only compared, never dereferenced; NULL means
+ * no owner (started through /proc).
+ */
+struct cp_owner {
+	struct net *net;
+	u32 portid;
+};
+
+struct cp_config {
+	u32 flags;		/* CAUSALPROF_F_* */
+	u32 target_pid;		/* in the starter's pid namespace; 0: none */
+	struct cp_owner owner;
+	unsigned int nr_events;
+	struct cp_event events[CAUSALPROF_MAX_EVENTS];
+};
+
+/*
+ * The module runs one session at a time; this is it. A session goes
+ * idle -> recording -> stopping -> idle. Everything here is stable under
+ * lock.
+ */
+struct cp_session {
+	struct mutex lock;	/* held by start and stop throughout */
+	enum causalprof_state state;
+	u64 id;			/* current or last session; 0: none yet */
+	struct cp_config cfg;	/* of the current or last session */
+	struct pid *target;	/* held while recording; NULL if system-wide */
+
+	/*
+	 * The netlink release notifier runs inside every netlink socket's
+	 * close, so it must neither wait for lock nor do the stop (which will
+	 * tear down samplers and flush the stream) itself. It reads cfg.owner
+	 * and id under owner_lock, which their writers take inside lock, and
+	 * names the session in release_id for release_work to stop.
+	 */
+	spinlock_t owner_lock;
+	u64 release_id;
+	struct work_struct release_work;
+};
+
+/* A copy of the session's state, pids in the caller's pid namespace. */
+struct cp_status {
+	enum causalprof_state state;
+	u64 id;
+	u32 flags;
+	bool has_target;
+	u32 target_pid;
+	bool has_owner;
+	u32 owner_portid;
+};
+
+int causalprof_event_validate(const struct cp_event *ev, struct netlink_ext_ack *extack);
+int __must_check causalprof_session_start(const struct cp_config *cfg,
+					  struct netlink_ext_ack *extack, u64 *id);
+int causalprof_session_stop(const struct cp_owner *who, bool admin,
+			    struct netlink_ext_ack *extack);
+void causalprof_session_status(struct cp_status *st);
+const char *causalprof_state_name(enum causalprof_state state);
+
+int causalprof_session_init(void);
+void causalprof_session_uninit(void);
+
+#endif /* _CAUSALPROF_SESSION_H */

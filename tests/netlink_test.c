@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "causalprof" generic netlink family: GET_STATUS, the session lifecycle,
+ * ownership by a socket, and policy errors reported with extack.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+
+#include "kselftest_harness.h"
+#include "helpers.h"
+
+FIXTURE(nl) {
+	struct cp_nl nl;
+	pid_t child;
+};
+
+FIXTURE_SETUP(nl)
+{
+	ASSERT_EQ(0, cp_session_reset());
+	ASSERT_EQ(0, cp_nl_open(&self->nl));
+	self->child = cp_spawn_sleeper();
+	ASSERT_GT(self->child, 0);
+}
+
+FIXTURE_TEARDOWN(nl)
+{
+	cp_nl_close(&self->nl);
+	EXPECT_EQ(0, cp_session_reset());
+	cp_kill(self->child);
+}
+
+/* The family cprof resolves through libnl is the one the kernel lists. */
+TEST_F(nl, resolve)
+{
+	struct nl_sock *sk;
+	int id;
+
+	EXPECT_EQ(CAUSALPROF_GENL_VERSION, (int)self->nl.family_version);
+	sk = nl_socket_alloc();
+	ASSERT_NE(NULL, sk);
+	ASSERT_EQ(0, genl_connect(sk));
+	id = genl_ctrl_resolve(sk, CAUSALPROF_GENL_NAME);
+	nl_socket_free(sk);
+	ASSERT_LT(0, id);
+	ASSERT_EQ(self->nl.family, id);
+}
+
+TEST_F(nl, get_status_idle)
+{
+	struct cp_nl_status st;
+	uint64_t val;
+	int i;
+
+	ASSERT_EQ(0, cp_nl_get_status(&self->nl, &st));
+	ASSERT_TRUE(CP_HAS(&st, CAUSALPROF_A_VERSION));
+	EXPECT_STREQ(CP_VERSION, st.version);
+	ASSERT_TRUE(CP_HAS(&st, CAUSALPROF_A_STATE));
+	EXPECT_EQ(CAUSALPROF_STATE_IDLE, (int)st.state);
+	EXPECT_TRUE(CP_HAS(&st, CAUSALPROF_A_SESSION_ID));
+	/* only while a session runs */
+	EXPECT_FALSE(CP_HAS(&st, CAUSALPROF_A_OWNER_PORTID));
+	EXPECT_FALSE(CP_HAS(&st, CAUSALPROF_A_TARGET_PID));
+	ASSERT_TRUE(CP_HAS(&st, CAUSALPROF_A_STATS));
+	for (i = CAUSALPROF_STAT_PAD + 1; i <= CAUSALPROF_STAT_MAX; i++)
+		EXPECT_TRUE(CP_HAS_STAT(&st, i)) TH_LOG("no CAUSALPROF_STAT %d", i);
+
+	/* the same numbers as /proc */
+	ASSERT_EQ(0, cp_status_u64("session_id", &val));
+	EXPECT_EQ(val, st.session_id);
+	ASSERT_EQ(0, cp_status_u64("sessions", &val));
+	EXPECT_EQ(val, st.stats[CAUSALPROF_STAT_SESSIONS]);
+}
+
+TEST_F(nl, session_lifecycle)
+{
+	struct cp_nl_status before, st;
+	struct cp_nl other;
+	uint64_t id, id2;
+	char val[32];
+
+	ASSERT_EQ(0, cp_nl_get_status(&self->nl, &before));
+	ASSERT_EQ(0, cp_nl_start(&self->nl, self->child, 0, &id)) TH_LOG("%s", self->nl.extack);
+	EXPECT_GT(id, before.session_id);
+
+	ASSERT_EQ(0, cp_nl_get_status(&self->nl, &st));
+	EXPECT_EQ(CAUSALPROF_STATE_RECORDING, (int)st.state);
+	EXPECT_EQ(id, st.session_id);
+	ASSERT_TRUE(CP_HAS(&st, CAUSALPROF_A_OWNER_PORTID));
+	EXPECT_EQ(self->nl.portid, st.owner_portid);
+	ASSERT_TRUE(CP_HAS(&st, CAUSALPROF_A_TARGET_PID));
+	EXPECT_EQ(self->child, (pid_t)st.target_pid);
+	EXPECT_EQ(before.stats[CAUSALPROF_STAT_SESSIONS] + 1, st.stats[CAUSALPROF_STAT_SESSIONS]);
+
+	/* /proc tells the same story */
+	ASSERT_EQ(0, cp_status_get("owner_portid", val, sizeof(val)));
+	EXPECT_EQ(self->nl.portid, strtoul(val, NULL, 10));
+
+	/* one session at a time, whoever asks */
+	EXPECT_EQ(-EBUSY, cp_nl_start(&self->nl, self->child, 0, &id2));
+	ASSERT_EQ(0, cp_nl_open(&other));
+	EXPECT_EQ(-EBUSY, cp_nl_start(&other, self->child, 0, &id2));
+	cp_nl_close(&other);
+
+	ASSERT_EQ(0, cp_nl_stop(&self->nl)) TH_LOG("%s", self->nl.extack);
+	ASSERT_EQ(0, cp_nl_wait_state(&self->nl, CAUSALPROF_STATE_IDLE, CP_WAIT_MS));
+	ASSERT_EQ(0, cp_nl_get_status(&self->nl, &st));
+	EXPECT_EQ(id, st.session_id);
+	EXPECT_FALSE(CP_HAS(&st, CAUSALPROF_A_OWNER_PORTID));
+	EXPECT_FALSE(CP_HAS(&st, CAUSALPROF_A_TARGET_PID));
+}
+
+TEST_F(nl, stop_idle)
+{
+	ASSERT_EQ(-ENOENT, cp_nl_stop(&self->nl));
+}
+
+TEST_F(nl, start_dead_pid)
+{
+	uint64_t id;
+	pid_t dead;
+
+	dead = cp_dead_pid();
+	ASSERT_GT(dead, 0);
+	ASSERT_EQ(-ESRCH, cp_nl_start(&self->nl, dead, 0, &id));
+	ASSERT_EQ(0, cp_wait_state("idle", 0));
+}
+
+TEST_F(nl, unknown_flags)
+{
+	uint64_t id;
+
+	ASSERT_EQ(-EINVAL, cp_nl_start(&self->nl, self->child, 1U << 31, &id));
+	EXPECT_STRNE("", self->nl.extack) TH_LOG("no extack message");
+	ASSERT_EQ(-EINVAL, cp_nl_start(&self->nl, self->child, __CAUSALPROF_F_ALL + 1, &id));
+	EXPECT_STRNE("", self->nl.extack) TH_LOG("no extack message");
+	ASSERT_EQ(0, cp_wait_state("idle", 0));
+}
+
+/* Neither a target nor CAUSALPROF_F_SYSTEM_WIDE: nothing to profile. */
+TEST_F(nl, no_target)
+{
+	uint64_t id;
+
+	ASSERT_EQ(-EINVAL, cp_nl_start(&self->nl, 0, 0, &id));
+	EXPECT_STRNE("", self->nl.extack) TH_LOG("no extack message");
+	ASSERT_EQ(0, cp_wait_state("idle", 0));
+}
+
+/* The policy checks sizes: a u16 where a u32 belongs is rejected. */
+TEST_F(nl, bad_attr_size)
+{
+	char attrs[16] __attribute__((aligned(4)));
+	uint16_t pid = self->child;
+	size_t len;
+
+	ASSERT_GT(1 << 16, self->child);
+	len = cp_nla_put(attrs, 0, CAUSALPROF_A_TARGET_PID, &pid, sizeof(pid));
+	ASSERT_EQ(-EINVAL, cp_nl_request(&self->nl, CAUSALPROF_CMD_SESSION_START, attrs, len,
+					 NULL, 0));
+	EXPECT_STRNE("", self->nl.extack) TH_LOG("no extack message");
+	ASSERT_EQ(0, cp_wait_state("idle", 0));
+}
+
+/* Closing the owner's socket ends its session. */
+TEST_F(nl, owner_close)
+{
+	struct cp_nl owner;
+	uint64_t id;
+
+	ASSERT_EQ(0, cp_nl_open(&owner));
+	ASSERT_EQ(0, cp_nl_start(&owner, self->child, 0, &id)) TH_LOG("%s", owner.extack);
+	ASSERT_EQ(0, cp_wait_state("recording", 0));
+	cp_nl_close(&owner);
+	ASSERT_EQ(0, cp_nl_wait_state(&self->nl, CAUSALPROF_STATE_IDLE, CP_WAIT_MS))
+		TH_LOG("session survived its owner's socket");
+}
+
+/* A socket that is not the owner closing changes nothing. */
+TEST_F(nl, other_close)
+{
+	struct cp_nl other;
+	uint64_t id;
+
+	ASSERT_EQ(0, cp_nl_start(&self->nl, self->child, 0, &id)) TH_LOG("%s", self->nl.extack);
+	ASSERT_EQ(0, cp_nl_open(&other));
+	cp_nl_close(&other);
+	ASSERT_EQ(0, cp_wait_state("recording", 0));
+	ASSERT_EQ(0, cp_nl_stop(&self->nl));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CPROF_NL_H
+#define CPROF_NL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/causalprof.h>
+
+#include "events.h"
+
+struct nl_sock;
+struct cp_nl;
+
+/*
+ * Receives the stream records of one CAUSALPROF_CMD_RECORDS message: @len
+ * bytes at @recs, as the kernel framed them (not checked yet).
+ */
+typedef void cp_nl_records_fn(struct cp_nl *nl, uint64_t session_id, const void *recs,
+			      size_t len, void *arg);
+
+/*
+ * A generic netlink connection to the causalprof module. Requests on it are
+ * synchronous: each waits for the kernel's reply and acknowledgement.
+ */
+struct cp_nl {
+	struct nl_sock *sock;
+	int family;			/* id of the "causalprof" family */
+	char err_msg[256];		/* detail of the last failure, or "" */
+
+	/* Set by cp_nl_stream_init(); records may come during any request. */
+	cp_nl_records_fn *on_records;
+	void *records_arg;
+	uint64_t bad_msgs;		/* RECORDS messages without their attributes */
+};
+
+/* A SESSION_START request. */
+struct cp_nl_start {
+	uint32_t flags;			/* CAUSALPROF_F_* */
+	uint32_t target_pid;		/* unless CAUSALPROF_F_SYSTEM_WIDE */
+	const struct cp_events *events;
+};
+
+/* The reply to CAUSALPROF_CMD_GET_STATUS. */
+struct cp_status {
+	char version[32];
+	uint32_t state;			/* enum causalprof_state */
+	uint64_t session_id;
+	bool has_owner;			/* owner and target exist while running */
+	uint32_t owner_portid;
+	bool has_target;		/* false for a system-wide session */
+	uint32_t target_pid;
+	uint32_t flags;			/* CAUSALPROF_F_* of the running session */
+	uint64_t stats[CAUSALPROF_STAT_MAX + 1];	/* by CAUSALPROF_STAT_* */
+};
+
+/*
+ * Functions return 0 or -errno. cp_nl_open() returns -ENOENT when the family
+ * does not exist, i.e. the module is not loaded; after it fails there is
+ * nothing to close.
+ */
+int cp_nl_open(struct cp_nl *nl);
+void cp_nl_close(struct cp_nl *nl);
+int cp_nl_get_status(struct cp_nl *nl, struct cp_status *st);
+
+/*
+ * Makes @nl a session owner's socket: CAUSALPROF_CMD_RECORDS messages, which
+ * come unasked with sequence number 0, go to @fn from now on, also while a
+ * request waits for its answer. The socket becomes non-blocking and gets a
+ * receive buffer of @rcvbuf bytes (SO_RCVBUFFORCE, else SO_RCVBUF capped by
+ * net.core.rmem_max); *@got is what the kernel granted.
+ */
+int cp_nl_stream_init(struct cp_nl *nl, cp_nl_records_fn *fn, void *arg, int rcvbuf,
+		      int *got);
+/* The socket's file descriptor, to poll for POLLIN. */
+int cp_nl_fd(const struct cp_nl *nl);
+/* Handles the messages waiting on a stream socket; 0 when there are none left. */
+int cp_nl_receive(struct cp_nl *nl);
+int cp_nl_session_start(struct cp_nl *nl, const struct cp_nl_start *req, uint64_t *id);
+int cp_nl_session_stop(struct cp_nl *nl);
+
+/* Print why cp_nl_open() failed. */
+void cp_nl_open_perror(int err);
+/* Print "cprof: <what>: <error>", with the kernel's explanation if any. */
+void cp_nl_perror(const struct cp_nl *nl, const char *what, int err);
+
+#endif /* CPROF_NL_H */

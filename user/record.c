@@ -1,0 +1,975 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cprof record: start a session on a program, a process or the whole system,
+ * write the stream to a recording file as it arrives, stop on a signal or
+ * when the target exits, and finish the file with what report needs.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <search.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <linux/perf_event.h>
+
+#include "cprof.h"
+#include "events.h"
+#include "nl.h"
+#include "recording.h"
+#include "symbols.h"
+
+#define DEFAULT_FREQ		1000
+#define DEFAULT_OUTPUT		"cprof.data"
+#define RCVBUF			(32 << 20)
+#define MAX_SAMPLE_RATE		"/proc/sys/kernel/perf_event_max_sample_rate"
+/* The module's own ceiling on freq (its max_freq parameter defaults to it). */
+#define MODULE_MAX_FREQ		100000
+#define TICK_MS			250	/* status line refresh, target checks */
+#define END_WAIT_MS		5000	/* for the END record after SESSION_STOP */
+
+static const char synopsis[] =
+	"usage: cprof record [-e EV[,EV...]] [-c N | -F HZ] [--no-callchain] [--no-inherit]\n"
+	"                    [-p PID | -a] [-o FILE] [[--] CMD [ARGS...]]\n";
+
+static const char usage_text[] =
+	"\n"
+	"Sample a command (started by cprof and followed into its children), a\n"
+	"running process (-p) or the whole system (-a), until the command or the\n"
+	"process exits or cprof gets SIGINT or SIGTERM, and write the samples, call\n"
+	"stacks and what is needed to name their functions to FILE.\n"
+	"\n"
+	"  -e, --event EV[,EV...]  events to sample (repeatable, at most 8); default\n"
+	"                          cycles, or cpu-clock if the machine has no PMU\n"
+	"  -c, --count N           one sample every N events\n"
+	"  -F, --freq HZ           samples per second per CPU (default 1000, at most\n"
+	"                          kernel.perf_event_max_sample_rate)\n"
+	"      --no-callchain      sample the interrupted address only, no stacks\n"
+	"      --no-inherit        do not follow the target's new child processes\n"
+	"  -p, --pid PID           sample the running process PID\n"
+	"  -a, --all-cpus          sample the whole system (with CMD: while it runs)\n"
+	"  -o, --output FILE       write to FILE (default " DEFAULT_OUTPUT ")\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"Events: cycles, instructions, cache-references, cache-misses, branches\n"
+	"(branch-instructions), branch-misses, cpu-clock, rNNNN (raw: hex umask and\n"
+	"event select as perf spells them, e.g. r01c2), and the pprof++ names\n"
+	"cacheReferences, cacheMisses, branchMisses.\n"
+	"\n"
+	"Exit status: the command's (128+N if signal N killed it); with -p or -a\n"
+	"without a command, 0; 1 on failure, 2 on a usage error.\n";
+
+/* Records of a session whose id the START reply has not told yet. */
+struct early_batch {
+	uint64_t session_id;
+	size_t len;
+	void *recs;
+};
+
+struct record {
+	const char *prog;
+
+	/* What to do */
+	struct cp_events events;
+	bool default_event;
+	uint64_t period;
+	uint32_t freq;
+	uint32_t flags;
+	pid_t pid;
+	const char *output;
+	char **cmd;
+
+	/* The session */
+	struct cp_nl nl;
+	uint64_t session_id;
+	struct cp_rec_writer w;
+	bool writing;		/* the file has its META: records go to it */
+	struct early_batch *early;
+	size_t nr_early;
+	int early_err;
+	void *paths;		/* tsearch tree: paths whose build id was recorded */
+	uint64_t t_start, t_end;	/* CLOCK_MONOTONIC ns */
+
+	/* What came */
+	bool end_seen;
+	uint64_t samples, lost, sideband;
+	uint64_t end_samples, end_lost;
+	uint64_t bad_batches, foreign;
+
+	/* The target */
+	pid_t child;
+	int go_fd;		/* the held child execs when a byte comes */
+	int pidfd;
+	bool gone;		/* the command or the -p process exited */
+	bool reaped;
+	int status;		/* the child's, from waitpid() */
+	bool tty;
+};
+
+static volatile sig_atomic_t signals;
+static sigset_t run_mask;	/* the mask ppoll() waits with: signals let in */
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	signals++;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static bool parse_u64(const char *s, uint64_t *val)
+{
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	*val = strtoull(s, &end, 10);
+	return !errno && !*end;
+}
+
+static int usage_error(const struct record *r, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", r->prog);
+	fprintf(stderr, fmt, arg);
+	fputs("\n", stderr);
+	fputs(synopsis, stderr);
+	fprintf(stderr, "Try '%s --help' for more.\n", r->prog);
+	return 2;
+}
+
+static void event_list(const struct cp_events *evs, char *buf, size_t size)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < evs->nr && off < size; i++)
+		off += snprintf(buf + off, size - off, "%s%s", i ? "," : "", evs->ev[i].name);
+}
+
+/* -F above what the kernel (or the module) samples at: say so, and use that. */
+static void clamp_freq(struct record *r)
+{
+	uint64_t max = MODULE_MAX_FREQ, sysctl;
+	const char *why = "the module's maximum";
+	char buf[32];
+	FILE *f;
+
+	f = fopen(MAX_SAMPLE_RATE, "re");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f)) {
+			buf[strcspn(buf, "\n")] = '\0';
+			if (parse_u64(buf, &sysctl) && sysctl && sysctl <= max) {
+				max = sysctl;
+				why = "kernel.perf_event_max_sample_rate";
+			}
+		}
+		fclose(f);
+	}
+	if (r->freq <= max)
+		return;
+	fprintf(stderr, "%s: -F %" PRIu32 " is above %s (%" PRIu64 "); sampling at %" PRIu64 " Hz\n",
+		r->prog, r->freq, why, max, max);
+	r->freq = max;
+}
+
+static int parse_args(struct record *r, int argc, char *argv[])
+{
+	enum { OPT_NO_CALLCHAIN = 0x100, OPT_NO_INHERIT };
+	static const struct option opts[] = {
+		{ "event",	  required_argument, NULL, 'e' },
+		{ "count",	  required_argument, NULL, 'c' },
+		{ "freq",	  required_argument, NULL, 'F' },
+		{ "no-callchain", no_argument,	     NULL, OPT_NO_CALLCHAIN },
+		{ "no-inherit",	  no_argument,	     NULL, OPT_NO_INHERIT },
+		{ "pid",	  required_argument, NULL, 'p' },
+		{ "all-cpus",	  no_argument,	     NULL, 'a' },
+		{ "output",	  required_argument, NULL, 'o' },
+		{ "help",	  no_argument,	     NULL, 'h' },
+		{ }
+	};
+	bool freq_given = false, count_given = false;
+	char err[512];
+	uint64_t val;
+	unsigned int i;
+	int c;
+
+	r->flags = CAUSALPROF_F_USER_STACK | CAUSALPROF_F_KERNEL_STACK;
+	r->output = DEFAULT_OUTPUT;
+	r->freq = DEFAULT_FREQ;
+	opterr = 0;
+	/* '+': the command's own options are its own. */
+	while ((c = getopt_long(argc, argv, "+:e:c:F:p:ao:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (cp_events_parse(&r->events, optarg, err, sizeof(err))) {
+				fprintf(stderr, "%s: -e: %s\n", r->prog, err);
+				fputs(synopsis, stderr);
+				return 2;
+			}
+			break;
+		case 'c':
+			if (!parse_u64(optarg, &val) || !val)
+				return usage_error(r, "-c takes a positive count, not '%s'",
+						   optarg);
+			r->period = val;
+			count_given = true;
+			break;
+		case 'F':
+			if (!parse_u64(optarg, &val) || !val || val > UINT32_MAX)
+				return usage_error(r, "-F takes a positive frequency in Hz, not '%s'",
+						   optarg);
+			r->freq = val;
+			freq_given = true;
+			break;
+		case OPT_NO_CALLCHAIN:
+			r->flags &= ~(CAUSALPROF_F_USER_STACK | CAUSALPROF_F_KERNEL_STACK);
+			break;
+		case OPT_NO_INHERIT:
+			r->flags |= CAUSALPROF_F_NO_INHERIT;
+			break;
+		case 'p':
+			if (!parse_u64(optarg, &val) || !val || val > INT_MAX)
+				return usage_error(r, "-p takes a process id, not '%s'", optarg);
+			r->pid = val;
+			break;
+		case 'a':
+			r->flags |= CAUSALPROF_F_SYSTEM_WIDE;
+			break;
+		case 'o':
+			if (!*optarg)
+				return usage_error(r, "-o takes a file name%s", "");
+			r->output = optarg;
+			break;
+		case 'h':
+			fputs(synopsis, stdout);
+			fputs(usage_text, stdout);
+			return -1;
+		case ':':
+			return usage_error(r, "option '%s' needs an argument", argv[optind - 1]);
+		default:
+			if (optopt) {
+				char opt[3] = { '-', (char)optopt, '\0' };
+
+				return usage_error(r, "unknown option '%s'", opt);
+			}
+			return usage_error(r, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		r->cmd = argv + optind;
+
+	if (count_given && freq_given)
+		return usage_error(r, "-c and -F exclude each other%s", "");
+	if (r->pid && (r->flags & CAUSALPROF_F_SYSTEM_WIDE))
+		return usage_error(r, "-p and -a exclude each other%s", "");
+	if (r->pid && r->cmd)
+		return usage_error(r, "-p takes no command (got '%s')", r->cmd[0]);
+	if (!r->pid && !(r->flags & CAUSALPROF_F_SYSTEM_WIDE) && !r->cmd)
+		return usage_error(r, "nothing to sample: give a command, -p PID or -a%s", "");
+
+	if (!r->events.nr) {
+		cp_events_parse(&r->events, "cycles", err, sizeof(err));
+		r->default_event = true;
+	}
+	if (count_given)
+		r->freq = 0;
+	else
+		clamp_freq(r);
+	for (i = 0; i < r->events.nr; i++) {
+		r->events.ev[i].period = r->period;
+		r->events.ev[i].freq = r->freq;
+	}
+	return 0;
+}
+
+/*
+ * The command, forked now and held on a pipe: it execs only once the session
+ * follows it, so it is sampled from its first instruction.
+ */
+static int spawn_held(struct record *r)
+{
+	sigset_t empty;
+	int fds[2];
+	char go;
+
+	if (pipe2(fds, O_CLOEXEC)) {
+		fprintf(stderr, "%s: cannot make a pipe: %s\n", r->prog, strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	r->child = fork();
+	if (r->child < 0) {
+		fprintf(stderr, "%s: cannot fork: %s\n", r->prog, strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (!r->child) {
+		close(fds[1]);
+		if (read(fds[0], &go, 1) != 1)
+			_exit(127);	/* cprof gave up: the session did not start */
+		sigemptyset(&empty);
+		sigprocmask(SIG_SETMASK, &empty, NULL);
+		execvp(r->cmd[0], r->cmd);
+		fprintf(stderr, "%s: cannot run '%s': %s\n", r->prog, r->cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	r->go_fd = fds[1];
+	return 0;
+}
+
+static void release_child(struct record *r)
+{
+	char go = 'g';
+
+	if (r->go_fd < 0)
+		return;
+	if (write(r->go_fd, &go, 1) != 1)
+		fprintf(stderr, "%s: cannot start '%s': %s\n", r->prog, r->cmd[0], strerror(errno));
+	close(r->go_fd);
+	r->go_fd = -1;
+}
+
+/* The command's exit status as a shell gives it. */
+static int child_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+static bool reap_child(struct record *r, bool block)
+{
+	pid_t got;
+
+	if (r->child <= 0 || r->reaped)
+		return r->reaped;
+	do
+		got = waitpid(r->child, &r->status, block ? 0 : WNOHANG);
+	while (got < 0 && errno == EINTR);
+	if (got == r->child)
+		r->reaped = true;
+	return r->reaped;
+}
+
+/* Has the command or the -p process exited? For when there is no pidfd. */
+static bool target_exited(struct record *r)
+{
+	if (r->child > 0)
+		return reap_child(r, false);
+	if (r->pid)
+		return kill(r->pid, 0) && errno == ESRCH;
+	return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* The build id of a mapped file, the first time the stream names it. */
+static void write_buildid(struct record *r, const char *path)
+{
+	struct {
+		uint32_t id_size;
+		uint32_t pad;
+		uint8_t id[CP_BUILD_ID_MAX];
+	} head = { 0 };
+	struct iovec iov[3];
+	char *copy;
+	int len;
+
+	if (tfind(path, &r->paths, cmp_str))
+		return;
+	copy = strdup(path);
+	if (!copy || !tsearch(copy, &r->paths, cmp_str)) {
+		free(copy);
+		return;
+	}
+	len = cp_elf_build_id(path, head.id, sizeof(head.id));
+	if (len <= 0)
+		return;
+	head.id_size = len;
+	iov[0] = (struct iovec){ .iov_base = &head, .iov_len = 8 };
+	iov[1] = (struct iovec){ .iov_base = head.id, .iov_len = len };
+	iov[2] = (struct iovec){ .iov_base = (void *)path, .iov_len = strlen(path) + 1 };
+	cp_rec_putv(&r->w, CP_REC_BUILDID, 0, iov, 3);
+}
+
+/* A batch of our session's records: count them, and write them. */
+static void take_batch(struct record *r, const unsigned char *p, size_t len)
+{
+	const struct causalprof_record_hdr *h;
+	const struct causalprof_mmap *m;
+	const struct causalprof_lost *l;
+	const struct causalprof_end *e;
+	uint32_t size;
+
+	while (len) {
+		if (cp_rec_check(p, len, &size)) {
+			r->bad_batches++;
+			return;
+		}
+		h = (const void *)p;
+		if (r->end_seen) {
+			/* Nothing follows the END of a session. */
+			r->bad_batches++;
+			return;
+		}
+		cp_rec_put_raw(&r->w, p, size);
+		switch (h->type) {
+		case CAUSALPROF_REC_SAMPLE:
+			r->samples++;
+			break;
+		case CAUSALPROF_REC_LOST:
+			l = cp_rec_lost(h);
+			if (l)
+				r->lost += l->lost;
+			break;
+		case CAUSALPROF_REC_MMAP:
+			m = cp_rec_mmap(h);
+			if (m && m->path[0] == '/')
+				write_buildid(r, m->path);
+			break;
+		case CAUSALPROF_REC_END:
+			e = cp_rec_end(h);
+			r->end_seen = true;
+			r->t_end = now_ns();
+			if (e) {
+				r->end_samples = e->samples;
+				r->end_lost = e->lost;
+			}
+			break;
+		}
+		p += size;
+		len -= size;
+	}
+}
+
+static void on_records(struct cp_nl *nl, uint64_t session_id, const void *recs, size_t len,
+		       void *arg)
+{
+	struct record *r = arg;
+	struct early_batch *early;
+
+	(void)nl;
+	if (r->writing) {
+		if (session_id == r->session_id)
+			take_batch(r, recs, len);
+		else
+			r->foreign++;
+		return;
+	}
+	/* Before the START reply: keep them until we know our session's id. */
+	early = realloc(r->early, (r->nr_early + 1) * sizeof(*early));
+	if (!early) {
+		r->early_err = -ENOMEM;
+		return;
+	}
+	r->early = early;
+	early = &r->early[r->nr_early];
+	early->recs = malloc(len ? len : 1);
+	if (!early->recs) {
+		r->early_err = -ENOMEM;
+		return;
+	}
+	memcpy(early->recs, recs, len);
+	early->len = len;
+	early->session_id = session_id;
+	r->nr_early++;
+}
+
+static void drop_early(struct record *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_early; i++)
+		free(r->early[i].recs);
+	free(r->early);
+	r->early = NULL;
+	r->nr_early = 0;
+}
+
+/* Appends "key=value\n", the value with backslashes and newlines escaped. */
+static void meta_put(FILE *f, const char *key, const char *val)
+{
+	fprintf(f, "%s=", key);
+	for (; *val; val++) {
+		if (*val == '\\')
+			fputs("\\\\", f);
+		else if (*val == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*val, f);
+	}
+	fputc('\n', f);
+}
+
+/* The command as a shell would take it back. */
+static void put_quoted(FILE *f, char **argv)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_-+=.,/:@%";
+	const char *s;
+	int i;
+
+	for (i = 0; argv[i]; i++) {
+		if (i)
+			fputc(' ', f);
+		if (*argv[i] && !argv[i][strspn(argv[i], plain)]) {
+			fputs(argv[i], f);
+			continue;
+		}
+		fputc('\'', f);
+		for (s = argv[i]; *s; s++) {
+			if (*s == '\'')
+				fputs("'\\''", f);
+			else
+				fputc(*s, f);
+		}
+		fputc('\'', f);
+	}
+}
+
+static int write_meta(struct record *r, const struct timespec *real, uint64_t mono)
+{
+	char key[64], val[512], host[256] = "";
+	struct utsname uts;
+	struct tm tm;
+	char *text = NULL;
+	size_t len = 0;
+	unsigned int i;
+	FILE *f;
+	int ret;
+
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -errno;
+	meta_put(f, "cprof_version", CPROF_VERSION);
+	gethostname(host, sizeof(host) - 1);
+	meta_put(f, "hostname", host);
+	meta_put(f, "kernel_release", uname(&uts) ? "" : uts.release);
+	gmtime_r(&real->tv_sec, &tm);
+	strftime(val, sizeof(val), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(val + strlen(val), sizeof(val) - strlen(val), ".%03ldZ",
+		 real->tv_nsec / 1000000);
+	meta_put(f, "start_time", val);
+	fprintf(f, "start_monotonic_ns=%" PRIu64 "\n", mono);
+	fprintf(f, "session_id=%" PRIu64 "\n", r->session_id);
+	if (r->flags & CAUSALPROF_F_SYSTEM_WIDE)
+		meta_put(f, "target", "system-wide");
+	else
+		fprintf(f, "target=%d\n", r->child > 0 ? r->child : r->pid);
+	if (r->cmd) {
+		fputs("command=", f);
+		put_quoted(f, r->cmd);	/* quoted: no newline survives */
+		fputc('\n', f);
+	}
+	fprintf(f, "callchain=%d\n", !!(r->flags & CAUSALPROF_F_USER_STACK));
+	fprintf(f, "inherit=%d\n", !(r->flags & CAUSALPROF_F_NO_INHERIT));
+	fprintf(f, "flags=0x%" PRIx32 "\n", r->flags);
+	fprintf(f, "events=%u\n", r->events.nr);
+	for (i = 0; i < r->events.nr; i++) {
+		const struct cp_event *ev = &r->events.ev[i];
+
+		snprintf(key, sizeof(key), "event.%u.name", i);
+		meta_put(f, key, ev->name);
+		fprintf(f, "event.%u.type=%" PRIu32 "\n", i, ev->type);
+		fprintf(f, "event.%u.config=0x%" PRIx64 "\n", i, ev->config);
+		fprintf(f, "event.%u.period=%" PRIu64 "\n", i, ev->period);
+		fprintf(f, "event.%u.freq=%" PRIu32 "\n", i, ev->freq);
+	}
+	if (fclose(f)) {
+		free(text);
+		return -ENOMEM;
+	}
+	ret = cp_rec_put(&r->w, CP_REC_META, text, len);
+	free(text);
+	return ret;
+}
+
+/* /proc/kallsyms as it is now, for naming the kernel's functions later. */
+static void write_kallsyms(struct record *r)
+{
+	size_t len = 0, cap = 1 << 20;
+	char *buf, *more;
+	ssize_t n = 0;
+	int fd;
+
+	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto err;
+	buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		goto err;
+	}
+	for (;;) {
+		if (len == cap) {
+			more = realloc(buf, cap * 2);
+			if (!more) {
+				errno = ENOMEM;
+				break;
+			}
+			buf = more;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	if (n < 0 || len == cap) {
+		free(buf);
+		goto err;
+	}
+	cp_rec_put(&r->w, CP_REC_KALLSYMS, buf, len);
+	free(buf);
+	return;
+err:
+	fprintf(stderr, "%s: warning: cannot read /proc/kallsyms (%s): kernel functions will not be named\n",
+		r->prog, strerror(errno));
+}
+
+static void status_line(struct record *r, bool final)
+{
+	double secs;
+
+	if (!r->tty)
+		return;
+	if (final) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	secs = (now_ns() - r->t_start) / 1e9;
+	fprintf(stderr, "\r\033[K[ recording %.1f s: %" PRIu64 " samples, %" PRIu64 " lost ]",
+		secs, r->samples, r->lost);
+}
+
+/*
+ * SESSION_START, once the default event is tried: on a machine without a
+ * PMU cycles fails with ENOENT or EOPNOTSUPP, and cpu-clock does instead.
+ */
+static int start_session(struct record *r)
+{
+	struct cp_nl_start start = {
+		.flags = r->flags,
+		.target_pid = r->child > 0 ? r->child : r->pid,
+		.events = &r->events,
+	};
+	char what[512], target[64], list[256];
+	int err;
+
+	err = cp_nl_session_start(&r->nl, &start, &r->session_id);
+	if (err && r->default_event && (err == -ENOENT || err == -EOPNOTSUPP)) {
+		fprintf(stderr, "%s: cannot sample cycles (%s); sampling cpu-clock instead\n",
+			r->prog, r->nl.err_msg[0] ? r->nl.err_msg : strerror(-err));
+		r->events.ev[0].type = PERF_TYPE_SOFTWARE;
+		r->events.ev[0].config = PERF_COUNT_SW_CPU_CLOCK;
+		snprintf(r->events.ev[0].name, sizeof(r->events.ev[0].name), "cpu-clock");
+		err = cp_nl_session_start(&r->nl, &start, &r->session_id);
+	}
+	if (!err)
+		return 0;
+
+	if (r->flags & CAUSALPROF_F_SYSTEM_WIDE)
+		snprintf(target, sizeof(target), "the whole system");
+	else if (r->child > 0)
+		snprintf(target, sizeof(target), "'%s'", r->cmd[0]);
+	else
+		snprintf(target, sizeof(target), "process %d", r->pid);
+	if (err == -ESRCH && !r->child) {
+		fprintf(stderr, "%s: no process %d\n", r->prog, r->pid);
+		return err;
+	}
+	event_list(&r->events, list, sizeof(list));
+	snprintf(what, sizeof(what), "cannot sample %s on %s", list, target);
+	cp_nl_perror(&r->nl, what, err);
+	return err;
+}
+
+/* The records that came before the START reply and are ours, in order. */
+static void take_early(struct record *r)
+{
+	size_t i;
+
+	r->writing = true;
+	for (i = 0; i < r->nr_early; i++) {
+		if (r->early[i].session_id == r->session_id)
+			take_batch(r, r->early[i].recs, r->early[i].len);
+		else
+			r->foreign++;
+	}
+	drop_early(r);
+}
+
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* Returns 0, or -errno if the stream cannot go on. */
+static int receive(struct record *r)
+{
+	int ret = cp_nl_receive(&r->nl);
+
+	if (ret < 0 && ret != -EAGAIN && ret != -EINTR) {
+		fprintf(stderr, "%s: receiving the stream: %s\n", r->prog, strerror(-ret));
+		return ret;
+	}
+	return r->w.err;	/* reported when the file is closed */
+}
+
+/* Until a signal, the target's exit, or the end of the stream. */
+static int run(struct record *r)
+{
+	struct timespec tick = { .tv_sec = 0, .tv_nsec = TICK_MS * 1000000L };
+	struct pollfd pfd[2];
+	uint64_t last_status = 0;
+	int n, ret;
+
+	while (!signals && !r->gone && !r->end_seen) {
+		pfd[0] = (struct pollfd){ .fd = cp_nl_fd(&r->nl), .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = r->pidfd, .events = POLLIN };
+		n = ppoll(pfd, 2, &tick, &run_mask);
+		if (n < 0 && errno != EINTR) {
+			fprintf(stderr, "%s: poll: %s\n", r->prog, strerror(errno));
+			return -errno;
+		}
+		if (n > 0 && pfd[0].revents) {
+			ret = receive(r);
+			if (ret)
+				return ret;
+		}
+		if (n > 0 && r->pidfd >= 0 && pfd[1].revents) {
+			r->gone = true;
+			reap_child(r, false);
+		}
+		if (r->pidfd < 0 && target_exited(r))
+			r->gone = true;
+		if (now_ns() - last_status >= TICK_MS * 1000000ULL) {
+			last_status = now_ns();
+			status_line(r, false);
+		}
+	}
+	return 0;
+}
+
+/* SESSION_STOP, then the rest of the stream up to its END, for a while. */
+static int stop(struct record *r)
+{
+	uint64_t deadline, now;
+	struct timespec ts;
+	struct pollfd pfd;
+	sig_atomic_t seen = signals;
+	int err, n;
+
+	if (r->end_seen)
+		return 0;
+	err = cp_nl_session_stop(&r->nl);
+	if (err && err != -ENOENT)
+		cp_nl_perror(&r->nl, "cannot stop the session", err);
+	if (r->w.err)
+		return 0;
+	deadline = now_ns() + END_WAIT_MS * 1000000ULL;
+	while (!r->end_seen && (now = now_ns()) < deadline && signals == seen) {
+		ts.tv_sec = (deadline - now) / 1000000000ULL;
+		ts.tv_nsec = (deadline - now) % 1000000000ULL;
+		pfd = (struct pollfd){ .fd = cp_nl_fd(&r->nl), .events = POLLIN };
+		n = ppoll(&pfd, 1, &ts, &run_mask);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0 && receive(r))
+			break;
+	}
+	if (!r->end_seen) {
+		r->t_end = now_ns();
+		fprintf(stderr, "%s: the stream was cut: no END record %s; the recording may miss its last samples\n",
+			r->prog,
+			signals != seen ? "before the second signal" : "within 5 s of stopping");
+	}
+	return 0;
+}
+
+static void summary(struct record *r)
+{
+	uint64_t lost = r->end_seen ? r->end_lost : r->lost;
+	struct stat st;
+	double secs;
+
+	/* What the kernel counted but never reached us is lost too. */
+	if (r->end_seen && r->end_samples > r->samples)
+		lost += r->end_samples - r->samples;
+	secs = (r->t_end - r->t_start) / 1e9;
+	fprintf(stderr, "%s: recorded %" PRIu64 " samples (%" PRIu64 " lost) in %.2f s",
+		r->prog, r->samples, lost, secs);
+	if (!stat(r->output, &st))
+		fprintf(stderr, ", %s (%.1f MiB)", r->output, st.st_size / 1048576.0);
+	fputs("\n", stderr);
+	if (lost)
+		fprintf(stderr, "%s: WARNING: %" PRIu64 " samples lost (%.1f%%): the stream did not keep up; try a lower -F, a larger -c or fewer events\n",
+			r->prog, lost, 100.0 * lost / (lost + r->samples));
+	if (r->bad_batches)
+		fprintf(stderr, "%s: warning: %" PRIu64 " malformed record batches from the module were cut\n",
+			r->prog, r->bad_batches);
+	if (r->nl.bad_msgs)
+		fprintf(stderr, "%s: warning: %" PRIu64 " malformed RECORDS messages were ignored\n",
+			r->prog, r->nl.bad_msgs);
+}
+
+static int setup_signals(sigset_t *saved)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t block;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &block, saved))
+		return -errno;
+	run_mask = *saved;
+	sigdelset(&run_mask, SIGINT);
+	sigdelset(&run_mask, SIGTERM);
+	sigdelset(&run_mask, SIGHUP);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	return 0;
+}
+
+static void restore_signals(const sigset_t *saved)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	sigprocmask(SIG_SETMASK, saved, NULL);
+}
+
+int cmd_record(int argc, char *argv[])
+{
+	struct record r = { .prog = argv[0], .go_fd = -1, .pidfd = -1 };
+	struct timespec real;
+	sigset_t saved;
+	uint64_t mono;
+	int ret, err, got;
+
+	ret = parse_args(&r, argc, argv);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	ret = 1;
+	r.tty = isatty(STDERR_FILENO);
+
+	err = cp_nl_open(&r.nl);
+	if (err) {
+		cp_nl_open_perror(err);
+		return 1;
+	}
+	err = cp_nl_stream_init(&r.nl, on_records, &r, RCVBUF, &got);
+	if (err) {
+		fprintf(stderr, "%s: cannot set up the netlink socket: %s\n", r.prog,
+			strerror(-err));
+		goto out_close_nl;
+	}
+	/* The kernel doubles what it is asked for, and reports that. */
+	if (got < RCVBUF)
+		fprintf(stderr, "%s: the receive buffer is only %d KiB (SO_RCVBUFFORCE needs CAP_NET_ADMIN; net.core.rmem_max caps the rest): samples may be lost under load\n",
+			r.prog, got / 2048);
+	if (setup_signals(&saved)) {
+		fprintf(stderr, "%s: cannot block signals: %s\n", r.prog, strerror(errno));
+		goto out_close_nl;
+	}
+	if (r.cmd && spawn_held(&r))
+		goto out_reap;
+
+	if (start_session(&r))
+		goto out_reap;
+	clock_gettime(CLOCK_REALTIME, &real);
+	mono = r.t_start = now_ns();
+
+	err = cp_rec_create(&r.w, r.output);
+	if (!err)
+		err = write_meta(&r, &real, mono);
+	if (err || r.early_err) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", r.prog, r.output,
+			strerror(-(err ? err : r.early_err)));
+		cp_nl_session_stop(&r.nl);
+		if (r.w.f)
+			cp_rec_finish(&r.w);
+		goto out_reap;
+	}
+	take_early(&r);
+
+	if (r.child > 0 || r.pid) {
+		r.pidfd = open_pidfd(r.child > 0 ? r.child : r.pid);
+		if (r.pid && r.pidfd < 0 && errno == ESRCH)
+			r.gone = true;
+	}
+	release_child(&r);
+
+	err = run(&r);
+	status_line(&r, true);
+	stop(&r);
+	write_kallsyms(&r);
+	err = cp_rec_finish(&r.w) ?: err;
+	if (r.w.err)
+		fprintf(stderr, "%s: cannot write %s: %s\n", r.prog, r.output, strerror(-r.w.err));
+	summary(&r);
+	ret = err ? 1 : 0;
+
+out_reap:
+	/* The file is done: a signal from here on may end cprof, as usual. */
+	restore_signals(&saved);
+	if (r.child > 0) {
+		if (r.go_fd >= 0) {
+			close(r.go_fd);	/* the held command gives up */
+			r.go_fd = -1;
+		} else if (!reap_child(&r, false)) {
+			kill(r.child, SIGTERM);
+		}
+		reap_child(&r, true);
+		if (!ret)
+			ret = child_exit_code(r.status);
+	}
+	if (r.pidfd >= 0)
+		close(r.pidfd);
+	drop_early(&r);
+	tdestroy(r.paths, free);
+out_close_nl:
+	cp_nl_close(&r.nl);
+	return ret;
+}

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Recording files: writing them as the stream arrives, and reading them back
+ * without trusting a byte of them.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "recording.h"
+
+#define HDR_SIZE	sizeof(struct causalprof_record_hdr)
+#define ALIGN8(n)	(((n) + 7) & ~(size_t)7)
+
+static int write_all(struct cp_rec_writer *w, const void *p, size_t len)
+{
+	if (w->err)
+		return w->err;
+	errno = 0;
+	if (len && fwrite(p, 1, len, w->f) != len) {
+		w->err = errno ? -errno : -EIO;
+		return w->err;
+	}
+	w->off += len;
+	return 0;
+}
+
+int cp_rec_create(struct cp_rec_writer *w, const char *path)
+{
+	struct cp_rec_file_hdr fh = {
+		.version = CP_REC_VERSION,
+		.hdr_size = sizeof(fh),
+	};
+
+	memset(w, 0, sizeof(*w));
+	memcpy(fh.magic, CP_REC_MAGIC, sizeof(fh.magic));
+	w->f = fopen(path, "we");
+	if (!w->f)
+		return -errno;
+	return write_all(w, &fh, sizeof(fh));
+}
+
+int cp_rec_putv(struct cp_rec_writer *w, uint16_t type, uint16_t flags,
+		const struct iovec *iov, int iovcnt)
+{
+	static const char zeros[8];
+	struct causalprof_record_hdr hdr = { .type = type, .flags = flags };
+	size_t len = HDR_SIZE;
+	int i;
+
+	for (i = 0; i < iovcnt; i++)
+		len += iov[i].iov_len;
+	if (ALIGN8(len) > UINT32_MAX) {
+		if (!w->err)
+			w->err = -EFBIG;
+		return w->err;
+	}
+	hdr.size = ALIGN8(len);
+	write_all(w, &hdr, sizeof(hdr));
+	for (i = 0; i < iovcnt; i++)
+		write_all(w, iov[i].iov_base, iov[i].iov_len);
+	return write_all(w, zeros, hdr.size - len);
+}
+
+int cp_rec_put(struct cp_rec_writer *w, uint16_t type, const void *data, size_t len)
+{
+	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
+
+	return cp_rec_putv(w, type, 0, &iov, 1);
+}
+
+int cp_rec_put_raw(struct cp_rec_writer *w, const void *recs, size_t len)
+{
+	return write_all(w, recs, len);
+}
+
+int cp_rec_finish(struct cp_rec_writer *w)
+{
+	int err;
+
+	errno = 0;
+	if (fflush(w->f) && !w->err)
+		w->err = errno ? -errno : -EIO;
+	err = fclose(w->f) ? -errno : 0;
+	if (!w->err)
+		w->err = err;
+	w->f = NULL;
+	return w->err;
+}
+
+int cp_rec_check(const void *p, size_t avail, uint32_t *size)
+{
+	struct causalprof_record_hdr hdr;
+
+	if (avail < HDR_SIZE)
+		return -ENODATA;
+	memcpy(&hdr, p, sizeof(hdr));
+	if (hdr.size < HDR_SIZE || hdr.size % 8)
+		return -EBADMSG;
+	if (hdr.size > avail)
+		return -ENODATA;
+	*size = hdr.size;
+	return 0;
+}
+
+int cp_rec_open(struct cp_rec_reader *r, const char *path)
+{
+	struct cp_rec_file_hdr fh;
+	struct stat st;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		ret = -errno;
+		snprintf(r->err, sizeof(r->err), "%s", strerror(errno));
+		return ret;
+	}
+	if (fstat(r->fd, &st)) {
+		ret = -errno;
+		snprintf(r->err, sizeof(r->err), "%s", strerror(errno));
+		goto err_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		snprintf(r->err, sizeof(r->err), "not a regular file");
+		goto err_close;
+	}
+	if ((uint64_t)st.st_size < sizeof(fh)) {
+		ret = -EINVAL;
+		snprintf(r->err, sizeof(r->err), "not a cprof recording (%s)",
+			 st.st_size ? "too short for a header" : "empty");
+		goto err_close;
+	}
+	r->size = st.st_size;
+	r->map = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, r->fd, 0);
+	if (r->map == MAP_FAILED) {
+		ret = -errno;
+		snprintf(r->err, sizeof(r->err), "cannot map it: %s", strerror(errno));
+		r->map = NULL;
+		goto err_close;
+	}
+
+	memcpy(&fh, r->map, sizeof(fh));
+	if (memcmp(fh.magic, CP_REC_MAGIC, sizeof(fh.magic))) {
+		ret = -EINVAL;
+		snprintf(r->err, sizeof(r->err), "not a cprof recording (no %s magic)",
+			 CP_REC_MAGIC);
+		goto err_unmap;
+	}
+	if (fh.version != CP_REC_VERSION) {
+		ret = -EINVAL;
+		if (__builtin_bswap32(fh.version) == CP_REC_VERSION)
+			snprintf(r->err, sizeof(r->err),
+				 "recorded on a machine of the other byte order");
+		else
+			snprintf(r->err, sizeof(r->err),
+				 "recording format version %" PRIu32 "; this cprof reads version %d",
+				 fh.version, CP_REC_VERSION);
+		goto err_unmap;
+	}
+	if (fh.hdr_size < sizeof(fh) || fh.hdr_size % 8 || fh.hdr_size > r->size) {
+		ret = -EINVAL;
+		snprintf(r->err, sizeof(r->err), "corrupt file header: header size %" PRIu32,
+			 fh.hdr_size);
+		goto err_unmap;
+	}
+	r->version = fh.version;
+	r->off = fh.hdr_size;
+	return 0;
+
+err_unmap:
+	munmap((void *)r->map, r->size);
+	r->map = NULL;
+err_close:
+	close(r->fd);
+	r->fd = -1;
+	return ret;
+}
+
+int cp_rec_next(struct cp_rec_reader *r, const struct causalprof_record_hdr **rec,
+		uint64_t *off)
+{
+	const struct causalprof_record_hdr *h;
+	size_t avail = r->size - r->off;
+	uint32_t size;
+	int ret;
+
+	if (!avail)
+		return 0;
+	ret = cp_rec_check(r->map + r->off, avail, &size);
+	if (ret == -ENODATA) {
+		h = (const void *)(r->map + r->off);
+		if (avail < sizeof(*h))
+			snprintf(r->err, sizeof(r->err), "truncated at offset %zu", r->off);
+		else
+			snprintf(r->err, sizeof(r->err),
+				 "truncated at offset %zu (a record of %" PRIu32 " bytes, %zu left)",
+				 r->off, h->size, avail);
+		return ret;
+	}
+	if (ret) {
+		h = (const void *)(r->map + r->off);
+		snprintf(r->err, sizeof(r->err),
+			 "corrupt record at offset %zu: size %" PRIu32 " is %s", r->off,
+			 h->size, h->size < HDR_SIZE ? "smaller than a record header" :
+			 "not a multiple of 8");
+		return ret;
+	}
+	*rec = (const void *)(r->map + r->off);
+	if (off)
+		*off = r->off;
+	r->off += size;
+	return 1;
+}
+
+void cp_rec_close(struct cp_rec_reader *r)
+{
+	if (r->map)
+		munmap((void *)r->map, r->size);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->map = NULL;
+	r->fd = -1;
+}
+
+static const void *view(const struct causalprof_record_hdr *h, uint16_t type, size_t min)
+{
+	return h->type == type && h->size >= min ? h : NULL;
+}
+
+/* A NUL within the @len bytes at @s. */
+static bool terminated(const char *s, size_t len)
+{
+	return memchr(s, '\0', len);
+}
+
+const struct causalprof_sample *cp_rec_sample(const struct causalprof_record_hdr *h)
+{
+	const struct causalprof_sample *s = view(h, CAUSALPROF_REC_SAMPLE, sizeof(*s));
+
+	if (s && (h->size - sizeof(*s)) / 8 < (size_t)s->nr_kernel + s->nr_user)
+		return NULL;
+	return s;
+}
+
+const struct causalprof_mmap *cp_rec_mmap(const struct causalprof_record_hdr *h)
+{
+	const struct causalprof_mmap *m = view(h, CAUSALPROF_REC_MMAP, sizeof(*m) + 1);
+
+	if (m && !terminated(m->path, h->size - sizeof(*m)))
+		return NULL;
+	return m;
+}
+
+const struct causalprof_comm *cp_rec_comm(const struct causalprof_record_hdr *h)
+{
+	return view(h, CAUSALPROF_REC_COMM, sizeof(struct causalprof_comm));
+}
+
+const struct causalprof_task *cp_rec_task(const struct causalprof_record_hdr *h)
+{
+	if (h->type != CAUSALPROF_REC_FORK && h->type != CAUSALPROF_REC_EXIT)
+		return NULL;
+	return view(h, h->type, sizeof(struct causalprof_task));
+}
+
+const struct causalprof_lost *cp_rec_lost(const struct causalprof_record_hdr *h)
+{
+	return view(h, CAUSALPROF_REC_LOST, sizeof(struct causalprof_lost));
+}
+
+const struct causalprof_end *cp_rec_end(const struct causalprof_record_hdr *h)
+{
+	return view(h, CAUSALPROF_REC_END, sizeof(struct causalprof_end));
+}
+
+const struct cp_rec_buildid *cp_rec_buildid(const struct causalprof_record_hdr *h)
+{
+	const struct cp_rec_buildid *b = view(h, CP_REC_BUILDID, sizeof(*b) + 1);
+	size_t room;
+
+	if (!b)
+		return NULL;
+	room = h->size - sizeof(*b);
+	if (b->id_size >= room || !terminated((const char *)b->data + b->id_size,
+					      room - b->id_size))
+		return NULL;
+	return b;
+}
+
+const char *cp_rec_text(const struct causalprof_record_hdr *h, size_t *len)
+{
+	const char *text = (const char *)(h + 1);
+
+	if (h->type != CP_REC_META && h->type != CP_REC_KALLSYMS)
+		return NULL;
+	*len = strnlen(text, h->size - HDR_SIZE);
+	return text;
+}
+
+bool cp_rec_time(const struct causalprof_record_hdr *h, uint64_t *time_ns)
+{
+	switch (h->type) {
+	case CAUSALPROF_REC_SAMPLE:
+	case CAUSALPROF_REC_MMAP:
+	case CAUSALPROF_REC_COMM:
+	case CAUSALPROF_REC_FORK:
+	case CAUSALPROF_REC_EXIT:
+	case CAUSALPROF_REC_LOST:
+	case CAUSALPROF_REC_END:
+		if (h->size < HDR_SIZE + sizeof(uint64_t))
+			return false;
+		memcpy(time_ns, h + 1, sizeof(*time_ns));
+		return true;
+	}
+	return false;
+}

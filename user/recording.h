@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CPROF_RECORDING_H
+#define CPROF_RECORDING_H
+
+/*
+ * Recording files, as Documentation/recording-format.rst describes them: a
+ * header, then records that all start with struct causalprof_record_hdr. The
+ * stream records of include/uapi/linux/causalprof.h are stored unchanged;
+ * cprof adds its own types from CP_REC_USER up.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/uio.h>
+#include <linux/causalprof.h>
+
+#define CP_REC_MAGIC		"CPROFREC"
+#define CP_REC_VERSION		1
+
+struct cp_rec_file_hdr {
+	char magic[8];			/* CP_REC_MAGIC, no NUL */
+	uint32_t version;		/* CP_REC_VERSION */
+	uint32_t hdr_size;		/* of this header; records start here */
+};
+
+enum cp_rec_type {
+	CP_REC_USER = 0x100,
+	CP_REC_META = CP_REC_USER,	/* key=value lines of text */
+	CP_REC_KALLSYMS,		/* /proc/kallsyms as text */
+	CP_REC_BUILDID,			/* struct cp_rec_buildid */
+};
+
+/* The GNU build id of a mapped file, when the recording first saw it. */
+struct cp_rec_buildid {
+	struct causalprof_record_hdr hdr;
+	uint32_t id_size;		/* bytes of build id in data[] */
+	uint32_t pad;
+	uint8_t data[];			/* the build id, then the path, NUL-terminated */
+};
+
+/* Writing: every function returns 0 or the first error so far, -errno. */
+struct cp_rec_writer {
+	FILE *f;
+	uint64_t off;			/* bytes written */
+	int err;			/* sticky */
+};
+
+int cp_rec_create(struct cp_rec_writer *w, const char *path);
+/* One record of @type: the header, then the parts of @iov, then padding. */
+int cp_rec_putv(struct cp_rec_writer *w, uint16_t type, uint16_t flags,
+		const struct iovec *iov, int iovcnt);
+int cp_rec_put(struct cp_rec_writer *w, uint16_t type, const void *data, size_t len);
+/* Records framed already (checked with cp_rec_check()), copied as they are. */
+int cp_rec_put_raw(struct cp_rec_writer *w, const void *recs, size_t len);
+/* Flushes and closes; returns the first error of the whole file. */
+int cp_rec_finish(struct cp_rec_writer *w);
+
+/*
+ * The record at @p, of which @avail bytes are present: 0 if it is whole
+ * (*@size is its size), -ENODATA if it is cut short (or @avail is too small
+ * for a header), -EBADMSG if its size is impossible.
+ */
+int cp_rec_check(const void *p, size_t avail, uint32_t *size);
+
+/* Reading. The file is mapped; records stay valid until cp_rec_close(). */
+struct cp_rec_reader {
+	int fd;
+	const unsigned char *map;
+	size_t size;
+	size_t off;			/* of the next record */
+	uint32_t version;
+	char err[160];			/* why reading stopped early, or failed */
+};
+
+/* Returns 0, or -errno with the reason in r->err. */
+int cp_rec_open(struct cp_rec_reader *r, const char *path);
+/*
+ * Returns 1 and the next record in *@rec (at offset *@off when @off is not
+ * NULL), 0 at the end of the file, or -ENODATA (the file is truncated) or
+ * -EBADMSG (a record's size is impossible), with r->err naming the offset;
+ * then every record before it was whole, and the next call fails the same.
+ */
+int cp_rec_next(struct cp_rec_reader *r, const struct causalprof_record_hdr **rec,
+		uint64_t *off);
+void cp_rec_close(struct cp_rec_reader *r);
+
+/*
+ * Typed views of a record: the record if it has the type and is big enough
+ * for its fields (and its variable part, its strings terminated), else NULL.
+ */
+const struct causalprof_sample *cp_rec_sample(const struct causalprof_record_hdr *h);
+const struct causalprof_mmap *cp_rec_mmap(const struct causalprof_record_hdr *h);
+const struct causalprof_comm *cp_rec_comm(const struct causalprof_record_hdr *h);
+const struct causalprof_task *cp_rec_task(const struct causalprof_record_hdr *h);
+const struct causalprof_lost *cp_rec_lost(const struct causalprof_record_hdr *h);
+const struct causalprof_end *cp_rec_end(const struct causalprof_record_hdr *h);
+const struct cp_rec_buildid *cp_rec_buildid(const struct causalprof_record_hdr *h);
+/* The text of a META or KALLSYMS record, and its length up to the first NUL. */
+const char *cp_rec_text(const struct causalprof_record_hdr *h, size_t *len);
+/* The record's time (CLOCK_MONOTONIC ns) if its type has one. */
+bool cp_rec_time(const struct causalprof_record_hdr *h, uint64_t *time_ns);
+
+#endif /* CPROF_RECORDING_H */

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cprof status: what the module is doing, and its counters since load.
+ */
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cprof.h"
+#include "nl.h"
+
+static const char usage_text[] =
+	"usage: cprof status\n"
+	"\n"
+	"Show the causalprof module's version, the state of its session (the\n"
+	"target process or system-wide, and the netlink port of the owner while\n"
+	"one runs) and its counters since the module was loaded.\n";
+
+static const char *const state_names[] = {
+	[CAUSALPROF_STATE_IDLE]		= "idle",
+	[CAUSALPROF_STATE_RECORDING]	= "recording",
+	[CAUSALPROF_STATE_STOPPING]	= "stopping",
+};
+
+static const char *const stat_names[CAUSALPROF_STAT_MAX + 1] = {
+	[CAUSALPROF_STAT_SESSIONS]	= "sessions:",
+	[CAUSALPROF_STAT_SAMPLES]	= "samples:",
+	[CAUSALPROF_STAT_LOST]		= "lost:",
+	[CAUSALPROF_STAT_OVERFLOWS]	= "overflows:",
+	[CAUSALPROF_STAT_RECORDS_SENT]	= "records sent:",
+};
+
+static void print_status(const struct cp_status *st)
+{
+	int i;
+
+	printf("causalprof %s\n", st->version);
+	if (st->state < ARRAY_SIZE(state_names))
+		printf("%-14s%s\n", "state:", state_names[st->state]);
+	else
+		printf("%-14s%s (%" PRIu32 ")\n", "state:", "unknown", st->state);
+	printf("%-14s%" PRIu64 "\n", "session:", st->session_id);
+	if (st->has_target)
+		printf("%-14s%" PRIu32 "\n", "target:", st->target_pid);
+	else if (st->flags & CAUSALPROF_F_SYSTEM_WIDE)
+		printf("%-14s%s\n", "target:", "system-wide");
+	else
+		printf("%-14s%s\n", "target:", "-");
+	if (st->has_owner)
+		printf("%-14s%" PRIu32 "\n", "owner:", st->owner_portid);
+	else
+		printf("%-14s%s\n", "owner:", "-");
+	for (i = CAUSALPROF_STAT_SESSIONS; i <= CAUSALPROF_STAT_MAX; i++)
+		printf("%-14s%" PRIu64 "\n", stat_names[i], st->stats[i]);
+}
+
+int cmd_status(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	struct cp_status st;
+	struct cp_nl nl;
+	int ret = 1, err, c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
+		fputs(usage_text, stderr);
+		return 2;
+	}
+
+	err = cp_nl_open(&nl);
+	if (err) {
+		cp_nl_open_perror(err);
+		return 1;
+	}
+	err = cp_nl_get_status(&nl, &st);
+	if (err) {
+		cp_nl_perror(&nl, "cannot get the module's status", err);
+		goto out_close;
+	}
+	print_status(&st);
+	ret = 0;
+out_close:
+	cp_nl_close(&nl);
+	return ret;
+}
