@@ -174,6 +174,12 @@ TEST_F(cprof, status)
 	ASSERT_EQ(0, cp_status_get("state", state, sizeof(state)));
 	EXPECT_STREQ(variant->running ? "recording" : "idle", state);
 	EXPECT_STREQ(state, printed);
+	/* every counter line carries a label, and they agree with /proc */
+	EXPECT_EQ(NULL, strstr(r.out, "(null)")) TH_LOG("stdout:\n%s", r.out);
+	ASSERT_TRUE(line_value(r.out, "sessions:", printed, sizeof(printed)))
+		TH_LOG("no 'sessions:' line in:\n%s", r.out);
+	ASSERT_EQ(0, cp_status_get("sessions", state, sizeof(state)));
+	EXPECT_STREQ(state, printed);
 }
 
 TEST_F(cprof, status_not_loaded)

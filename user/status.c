@@ -29,6 +29,8 @@ static const char *const stat_names[CAUSALPROF_STAT_MAX + 1] = {
 	[CAUSALPROF_STAT_LOST]		= "lost:",
 	[CAUSALPROF_STAT_OVERFLOWS]	= "overflows:",
 	[CAUSALPROF_STAT_RECORDS_SENT]	= "records sent:",
+	[CAUSALPROF_STAT_SIDEBAND_LOST]	= "sideband lost:",
+	[CAUSALPROF_STAT_TARGET_OVERFLOW] = "not followed:",
 };
 
 static void print_status(const struct cp_status *st)
@@ -51,8 +53,12 @@ static void print_status(const struct cp_status *st)
 		printf("%-14s%" PRIu32 "\n", "owner:", st->owner_portid);
 	else
 		printf("%-14s%s\n", "owner:", "-");
-	for (i = CAUSALPROF_STAT_SESSIONS; i <= CAUSALPROF_STAT_MAX; i++)
-		printf("%-14s%" PRIu64 "\n", stat_names[i], st->stats[i]);
+	for (i = CAUSALPROF_STAT_SESSIONS; i <= CAUSALPROF_STAT_MAX; i++) {
+		if (stat_names[i])
+			printf("%-14s%" PRIu64 "\n", stat_names[i], st->stats[i]);
+		else
+			printf("stat %-9d%" PRIu64 "\n", i, st->stats[i]);
+	}
 }
 
 int cmd_status(int argc, char *argv[])
