@@ -4,6 +4,7 @@
 # make check      build everything, boot the test VM, run the whole suite
 # make demo       build, boot the VM, load the module and show it working
 # make bench      benchmarks (in the VM), results in bench/RESULTS.md
+# make fuzz       fuzz the recording reader and cprof report (FUZZ_TIME s each)
 # make deps       install the Debian packages the project needs (root)
 #
 # KDIR is the kernel build tree the module is built against; it defaults to
@@ -40,12 +41,20 @@ demo: deps
 
 bench: deps
 	$(MAKE) tests
-	tests/vm/run bench
+	$(MAKE) -C bench
+	VM_TIMEOUT=3600 TEST_TIMEOUT=3600 tests/vm/run bench
+	tr -d '\r' < build/vm/result.log | sed -n 's/^RESULT //p' >> bench/RESULTS.md
+	@echo "results appended to bench/RESULTS.md"
+
+FUZZ_TIME ?= 30
+fuzz:
+	$(MAKE) -C fuzz run FUZZ_TIME=$(FUZZ_TIME)
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
 	$(MAKE) -C user clean
 	$(MAKE) -C tests clean
+	$(MAKE) -C fuzz clean
 	rm -rf build
 
-.PHONY: all module module-w1 cprof tests deps check demo bench clean
+.PHONY: all module module-w1 cprof tests deps check demo bench fuzz clean

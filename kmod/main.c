@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
+#include "causal.h"
 #include "debugfs.h"
 #include "netlink.h"
 #include "proc.h"
@@ -42,11 +43,13 @@ err_uninit_debugfs:
 
 static void __exit causalprof_exit(void)
 {
+	/* No new session, and the running one ends while its END can be sent. */
+	causalprof_session_shutdown();
 	causalprof_netlink_uninit();
 	causalprof_proc_uninit();
 	causalprof_debugfs_uninit();
-	/* Nothing can reach the session any more: stop it if it still runs. */
 	causalprof_session_uninit();
+	cp_causal_uninit();
 	pr_debug("unloaded\n");
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
+#include "events.h"
 #include "netlink.h"
 #include "session.h"
 #include "stats.h"
@@ -240,6 +241,8 @@ static int start_session(struct sk_buff *skb, struct genl_info *info)
 		/* The caller sees an error: do not leave its session behind. */
 		causalprof_session_stop(&cfg->owner, false, NULL);
 		GENL_SET_ERR_MSG(info, "could not send the reply; session stopped");
+	} else {
+		causalprof_session_started(id);
 	}
 out_free_cfg:
 	kfree(cfg);
@@ -286,6 +289,30 @@ static struct genl_family genl_family __ro_after_init = {
 	/* The session has its own lock; do not hold genl_mutex for it. */
 	.parallel_ops = true,
 };
+
+/*
+ * One CAUSALPROF_CMD_RECORDS message to a session's owner. Never blocks:
+ * -EAGAIN when the owner's receive queue is full, -ECONNREFUSED when its
+ * socket is gone.
+ */
+int causalprof_netlink_send_records(struct net *net, u32 portid, u64 id, const void *recs,
+				    size_t len)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)) + nla_total_size(len), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put(msg, 0, 0, &genl_family, 0, CAUSALPROF_CMD_RECORDS);
+	if (!hdr || nla_put_u64_64bit(msg, CAUSALPROF_A_SESSION_ID, id, CAUSALPROF_A_PAD) ||
+	    nla_put(msg, CAUSALPROF_A_RECORDS, len, recs)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_unicast(net, msg, portid);
+}
 
 int __init causalprof_netlink_init(void)
 {

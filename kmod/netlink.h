@@ -2,6 +2,12 @@
 #ifndef _CAUSALPROF_NETLINK_H
 #define _CAUSALPROF_NETLINK_H
 
+#include <linux/types.h>
+
+struct net;
+
+int causalprof_netlink_send_records(struct net *net, u32 portid, u64 id, const void *recs,
+				    size_t len);
 int causalprof_netlink_init(void);
 void causalprof_netlink_uninit(void);
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
+#include "causal.h"
+#include "events.h"
 #include "proc.h"
 #include "session.h"
 #include "stats.h"
@@ -10,6 +12,9 @@
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/netlink.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -57,37 +62,155 @@ static const struct proc_ops status_ops = {
 	.proc_release	= single_release,
 };
 
+static int experiment_show(struct seq_file *m, void *v)
+{
+	causalprof_experiment_show(m);
+	return 0;
+}
+
+static int experiment_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, experiment_show, NULL);
+}
+
+static const struct proc_ops experiment_ops = {
+	.proc_open	= experiment_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+};
+
+/* "start" without event=: cpu-clock, at this rate unless freq= or period= say otherwise. */
+#define DEFAULT_FREQ		1000
+
+/* What the keys of one "start" command said. */
+struct start_args {
+	struct cp_config *cfg;
+	bool events, rate, callchain, inherit;	/* the key was given */
+	u32 freq;
+	u64 period;
+};
+
 /*
  * Keys of "start". A parser gets the text after '=', or NULL when the key
  * came without one, and rejects repeats itself.
  */
 struct start_key {
 	const char *name;
-	int (*parse)(struct cp_config *cfg, const char *val);
+	int (*parse)(struct start_args *args, char *val);
 };
 
-static int parse_pid(struct cp_config *cfg, const char *val)
+static int parse_pid(struct start_args *args, char *val)
 {
 	u32 pid;
 
-	if (!val || cfg->target_pid || kstrtou32(val, 10, &pid) || !pid)
+	if (!val || args->cfg->target_pid || kstrtou32(val, 10, &pid) || !pid)
 		return -EINVAL;
-	cfg->target_pid = pid;
+	args->cfg->target_pid = pid;
 	return 0;
 }
 
-static int parse_system_wide(struct cp_config *cfg, const char *val)
+static int parse_system_wide(struct start_args *args, char *val)
 {
-	if (val || (cfg->flags & CAUSALPROF_F_SYSTEM_WIDE))
+	if (val || (args->cfg->flags & CAUSALPROF_F_SYSTEM_WIDE))
 		return -EINVAL;
-	cfg->flags |= CAUSALPROF_F_SYSTEM_WIDE;
+	args->cfg->flags |= CAUSALPROF_F_SYSTEM_WIDE;
+	return 0;
+}
+
+/* NAME[,NAME...], spelled as cprof -e spells them. */
+static int parse_event(struct start_args *args, char *val)
+{
+	struct cp_config *cfg = args->cfg;
+	char *name;
+
+	if (!val || args->events)
+		return -EINVAL;
+	args->events = true;
+	while ((name = strsep(&val, ","))) {
+		if (cfg->nr_events == CAUSALPROF_MAX_EVENTS ||
+		    cp_event_parse(name, &cfg->events[cfg->nr_events]))
+			return -EINVAL;
+		cfg->nr_events++;
+	}
+	return 0;
+}
+
+static int parse_freq(struct start_args *args, char *val)
+{
+	if (!val || args->rate || kstrtou32(val, 10, &args->freq) || !args->freq)
+		return -EINVAL;
+	args->rate = true;
+	return 0;
+}
+
+static int parse_period(struct start_args *args, char *val)
+{
+	if (!val || args->rate || kstrtou64(val, 10, &args->period) || !args->period)
+		return -EINVAL;
+	args->rate = true;
+	return 0;
+}
+
+/* Exactly "0" or "1". */
+static int parse_bool(char *val, bool *given, bool *on)
+{
+	if (!val || *given || (strcmp(val, "0") && strcmp(val, "1")))
+		return -EINVAL;
+	*given = true;
+	*on = val[0] == '1';
+	return 0;
+}
+
+static int parse_callchain(struct start_args *args, char *val)
+{
+	bool on;
+
+	if (parse_bool(val, &args->callchain, &on))
+		return -EINVAL;
+	if (!on)
+		args->cfg->flags &= ~(CAUSALPROF_F_USER_STACK | CAUSALPROF_F_KERNEL_STACK);
+	return 0;
+}
+
+static int parse_inherit(struct start_args *args, char *val)
+{
+	bool on;
+
+	if (parse_bool(val, &args->inherit, &on))
+		return -EINVAL;
+	if (!on)
+		args->cfg->flags |= CAUSALPROF_F_NO_INHERIT;
 	return 0;
 }
 
 static const struct start_key start_keys[] = {
 	{ "pid",		parse_pid },
 	{ "system-wide",	parse_system_wide },
+	{ "event",		parse_event },
+	{ "freq",		parse_freq },
+	{ "period",		parse_period },
+	{ "callchain",		parse_callchain },
+	{ "inherit",		parse_inherit },
 };
+
+/* The defaults for what the keys left out, and the rate for every event. */
+static void start_defaults(struct start_args *args)
+{
+	struct cp_config *cfg = args->cfg;
+	unsigned int i;
+
+	if (!args->events) {
+		cp_event_parse("cpu-clock", &cfg->events[0]);
+		cfg->nr_events = 1;
+	}
+	if (!args->rate)
+		args->freq = DEFAULT_FREQ;
+	for (i = 0; i < cfg->nr_events; i++) {
+		cfg->events[i].freq = args->freq;
+		cfg->events[i].period = args->period;
+	}
+}
 
 static char *next_token(char **args)
 {
@@ -99,7 +222,7 @@ static char *next_token(char **args)
 	return tok;
 }
 
-static int parse_start_key(struct cp_config *cfg, char *tok)
+static int parse_start_key(struct start_args *args, char *tok)
 {
 	char *val = strchr(tok, '=');
 	unsigned int i;
@@ -109,7 +232,7 @@ static int parse_start_key(struct cp_config *cfg, char *tok)
 	for (i = 0; i < ARRAY_SIZE(start_keys); i++) {
 		if (strcmp(tok, start_keys[i].name))
 			continue;
-		if (start_keys[i].parse(cfg, val)) {
+		if (start_keys[i].parse(args, val)) {
 			pr_debug("control: bad or repeated %s\n", tok);
 			return -EINVAL;
 		}
@@ -122,6 +245,7 @@ static int parse_start_key(struct cp_config *cfg, char *tok)
 static int control_start(struct file *file, char *args)
 {
 	struct netlink_ext_ack extack = {};
+	struct start_args sa = {};
 	struct cp_config *cfg;
 	char *tok;
 	u64 id;
@@ -130,17 +254,22 @@ static int control_start(struct file *file, char *args)
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
 	if (!cfg)
 		return -ENOMEM;
+	cfg->flags = CAUSALPROF_F_USER_STACK | CAUSALPROF_F_KERNEL_STACK;
+	sa.cfg = cfg;
 
 	while ((tok = next_token(&args))) {
-		ret = parse_start_key(cfg, tok);
+		ret = parse_start_key(&sa, tok);
 		if (ret)
 			goto out;
 	}
+	start_defaults(&sa);
 	ret = causalprof_session_start(cfg, &extack, &id);
-	if (ret)
+	if (ret) {
 		pr_debug("control: start: %s (%d)\n", extack._msg ?: "failed", ret);
-	else
+	} else {
+		causalprof_session_started(id);
 		pr_debug("control: started session %llu\n", id);
+	}
 out:
 	kfree(cfg);
 	return ret;
@@ -164,12 +293,89 @@ static int control_stop(struct file *file, char *args)
 	return ret;
 }
 
+/* PID:START-END, PID in the writer's pid namespace, addresses C-style. */
+static int parse_range(char *val, struct cp_range *r)
+{
+	char *pid = strsep(&val, ":"), *start = strsep(&val, "-");
+	struct task_struct *task;
+	u32 nr;
+
+	if (!val || kstrtou32(pid, 10, &nr) || !nr || kstrtou64(start, 0, &r->start) ||
+	    kstrtou64(val, 0, &r->end) || r->start >= r->end)
+		return -EINVAL;
+	rcu_read_lock();
+	task = pid_task(find_vpid(nr), PIDTYPE_PID);
+	r->tgid = task ? task->tgid : 0;
+	rcu_read_unlock();
+	return r->tgid ? 0 : -ESRCH;
+}
+
+/* "start speedup=PERMILLE range=PID:START-END[,...]" or "stop" */
+static int control_experiment(struct file *file, char *args)
+{
+	struct netlink_ext_ack extack = {};
+	struct cp_range *ranges;
+	char *verb = next_token(&args), *tok, *val, *one;
+	unsigned int nr = 0;
+	bool speedup_set = false;
+	u32 speedup = 0;
+	int ret = -EINVAL;
+
+	if (verb && !strcmp(verb, "stop")) {
+		if (next_token(&args))
+			return -EINVAL;
+		ret = causalprof_experiment_stop(&extack);
+		if (ret)
+			pr_debug("control: experiment stop: %s (%d)\n", extack._msg, ret);
+		return ret;
+	}
+	if (!verb || strcmp(verb, "start"))
+		return -EINVAL;
+
+	ranges = kcalloc(CP_MAX_RANGES, sizeof(*ranges), GFP_KERNEL);
+	if (!ranges)
+		return -ENOMEM;
+	while ((tok = next_token(&args))) {
+		val = strchr(tok, '=');
+		if (!val)
+			goto out;
+		*val++ = '\0';
+		if (!strcmp(tok, "speedup") && !speedup_set) {
+			if (kstrtou32(val, 10, &speedup) || speedup > 1000)
+				goto out;
+			speedup_set = true;
+		} else if (!strcmp(tok, "range")) {
+			while ((one = strsep(&val, ","))) {
+				if (nr == CP_MAX_RANGES)
+					goto out;
+				ret = parse_range(one, &ranges[nr++]);
+				if (ret)
+					goto out;
+				ret = -EINVAL;
+			}
+		} else {
+			goto out;
+		}
+	}
+	if (!speedup_set || !nr)
+		goto out;
+	ret = causalprof_experiment_start(speedup, ranges, nr, &extack);
+	if (ret)
+		pr_debug("control: experiment start: %s (%d)\n", extack._msg, ret);
+out:
+	if (ret == -EINVAL)
+		pr_debug("control: bad experiment command\n");
+	kfree(ranges);
+	return ret;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct file *file, char *args);
 } control_cmds[] = {
 	{ "start",	control_start },
 	{ "stop",	control_stop },
+	{ "experiment",	control_experiment },
 };
 
 static int control_run(struct file *file, char *buf)
@@ -234,7 +440,8 @@ int __init causalprof_proc_init(void)
 	if (!proc_dir)
 		return -ENOMEM;
 	if (!proc_create("status", 0444, proc_dir, &status_ops) ||
-	    !proc_create("control", 0666, proc_dir, &control_ops)) {
+	    !proc_create("control", 0666, proc_dir, &control_ops) ||
+	    !proc_create("experiment", 0444, proc_dir, &experiment_ops)) {
 		proc_remove(proc_dir);
 		return -ENOMEM;
 	}

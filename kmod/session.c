@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 
+#include "causal.h"
+#include "events.h"
+#include "hooks.h"
+#include "sampler.h"
 #include "session.h"
+#include "sideband.h"
 #include "stats.h"
+#include "stream.h"
+#include "targets.h"
 
 #include <linux/init.h>
 #include <linux/netlink.h>
@@ -11,6 +18,11 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/threads.h>
+#include <linux/workqueue.h>
+
+/* How long a stop waits for an owner that does not read its records. */
+#define STOP_TIMEOUT		(10 * HZ)
+#define FINISH_RETRY		msecs_to_jiffies(10)
 
 static struct cp_session sess = {
 	.lock = __MUTEX_INITIALIZER(sess.lock),
@@ -31,34 +43,8 @@ const char *causalprof_state_name(enum causalprof_state state)
 	return state_names[state];
 }
 
-int causalprof_event_validate(const struct cp_event *ev, struct netlink_ext_ack *extack)
-{
-	switch (ev->type) {
-	case PERF_TYPE_HARDWARE:
-	case PERF_TYPE_SOFTWARE:
-	case PERF_TYPE_HW_CACHE:
-	case PERF_TYPE_RAW:
-		break;
-	default:
-		NL_SET_ERR_MSG(extack, "event type must be hardware, software, hw-cache or raw");
-		return -EINVAL;
-	}
-	if (!ev->period == !ev->freq) {
-		NL_SET_ERR_MSG(extack, "an event needs exactly one of period and freq");
-		return -EINVAL;
-	}
-	if (ev->freq > CP_MAX_FREQ) {
-		NL_SET_ERR_MSG(extack, "event freq is above 100000");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int config_validate(const struct cp_config *cfg, struct netlink_ext_ack *extack)
 {
-	unsigned int i;
-	int ret;
-
 	if (cfg->flags & ~__CAUSALPROF_F_ALL) {
 		NL_SET_ERR_MSG(extack, "unknown session flags");
 		return -EINVAL;
@@ -71,21 +57,16 @@ static int config_validate(const struct cp_config *cfg, struct netlink_ext_ack *
 		NL_SET_ERR_MSG(extack, "a session needs a target pid or system-wide");
 		return -EINVAL;
 	}
-	if (cfg->nr_events > CAUSALPROF_MAX_EVENTS) {
-		NL_SET_ERR_MSG(extack, "too many events");
-		return -EINVAL;
-	}
-	for (i = 0; i < cfg->nr_events; i++) {
-		ret = causalprof_event_validate(&cfg->events[i], extack);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return cp_events_validate(cfg->events, cfg->nr_events, extack);
 }
 
-/* A reference to a live task's pid, looked up in the caller's namespace. */
-static struct pid *get_target(u32 nr)
+/*
+ * A reference to a live task's pid, looked up in the caller's namespace,
+ * and its thread group id in the initial one.
+ */
+static struct pid *get_target(u32 nr, pid_t *tgid)
 {
+	struct task_struct *task;
 	struct pid *pid;
 
 	if (nr > PID_MAX_LIMIT)
@@ -93,18 +74,30 @@ static struct pid *get_target(u32 nr)
 
 	rcu_read_lock();
 	pid = find_vpid(nr);
-	if (pid && pid_task(pid, PIDTYPE_PID))
+	task = pid ? pid_task(pid, PIDTYPE_PID) : NULL;
+	if (task) {
 		get_pid(pid);
-	else
+		*tgid = task->tgid;
+	} else {
 		pid = NULL;
+	}
 	rcu_read_unlock();
 	return pid;
 }
 
+/*
+ * Sets the session up in the order its parts depend on each other: the
+ * rings before anything writes into them, the target set before the hooks
+ * that update it, the hooks before the initial dump so that no change made
+ * during the dump goes unreported, and the counters last, once every
+ * mapping they may hit has been reported.
+ */
 int causalprof_session_start(const struct cp_config *cfg, struct netlink_ext_ack *extack,
 			     u64 *id)
 {
+	bool all = cfg->flags & CAUSALPROF_F_SYSTEM_WIDE;
 	struct pid *target = NULL;
+	pid_t tgid = 0;
 	int ret;
 
 	ret = config_validate(cfg, extack);
@@ -112,48 +105,154 @@ int causalprof_session_start(const struct cp_config *cfg, struct netlink_ext_ack
 		return ret;
 
 	mutex_lock(&sess.lock);
+	if (sess.closing) {
+		NL_SET_ERR_MSG(extack, "the module is being unloaded");
+		ret = -ENODEV;
+		goto out_unlock;
+	}
 	if (sess.state != CAUSALPROF_STATE_IDLE) {
 		NL_SET_ERR_MSG(extack, "a session is already running");
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	if (!(cfg->flags & CAUSALPROF_F_SYSTEM_WIDE)) {
-		target = get_target(cfg->target_pid);
+	if (!all) {
+		target = get_target(cfg->target_pid, &tgid);
 		if (!target) {
 			NL_SET_ERR_MSG(extack, "target process not found");
 			ret = -ESRCH;
 			goto out_unlock;
 		}
 	}
+	ret = cp_events_probe(cfg, extack);
+	if (ret)
+		goto err_put_target;
+
+	ret = cp_stream_start(cfg, sess.id + 1, extack);
+	if (ret)
+		goto err_put_target;
+	/* Records may carry the new id from here on: it is used up. */
+	spin_lock(&sess.owner_lock);
+	sess.id++;
+	spin_unlock(&sess.owner_lock);
+
+	ret = cp_targets_start(all, tgid);
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "out of memory for the target set");
+		goto err_free_stream;
+	}
+	ret = cp_sideband_start();
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "out of memory for the sideband");
+		goto err_stop_targets;
+	}
+	ret = cp_hooks_start(cfg, extack);
+	if (ret)
+		goto err_stop_sideband;
+	ret = cp_sideband_dump(all, tgid);
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "out of memory for the initial mappings");
+		goto err_stop_hooks;
+	}
+	ret = cp_sampler_start(cfg, extack);
+	if (ret)
+		goto err_stop_hooks;
 
 	sess.target = target;
 	sess.state = CAUSALPROF_STATE_RECORDING;
 	/* From here on, the owner's socket closing stops the session. */
 	spin_lock(&sess.owner_lock);
 	sess.cfg = *cfg;
-	sess.id++;
 	spin_unlock(&sess.owner_lock);
 
 	causalprof_stat_add(CAUSALPROF_STAT_SESSIONS, 1);
 	pr_debug("session %llu created\n", sess.id);
 	*id = sess.id;
+	mutex_unlock(&sess.lock);
+	return 0;
+
+err_stop_hooks:
+	cp_hooks_stop();
+err_stop_sideband:
+	cp_sideband_stop();
+err_stop_targets:
+	cp_targets_stop();
+err_free_stream:
+	cp_stream_free();
+err_put_target:
+	put_pid(target);
 out_unlock:
 	mutex_unlock(&sess.lock);
 	return ret;
 }
 
-static void stop_locked(void)
+/*
+ * The starter has its reply (or needs none): the session's records may go
+ * out. Until then they wait in the rings. A no-op if session id is over.
+ */
+void causalprof_session_started(u64 id)
+{
+	mutex_lock(&sess.lock);
+	if (sess.id == id && sess.state == CAUSALPROF_STATE_RECORDING)
+		cp_stream_open();
+	mutex_unlock(&sess.lock);
+}
+
+/*
+ * The last records out (or dropped, when hurry), then the rings go and the
+ * module is idle again. If the owner's socket is full, finish_work tries
+ * again a little later, up to STOP_TIMEOUT after the stop.
+ */
+static void finish_locked(bool hurry)
 {
 	lockdep_assert_held(&sess.lock);
 
+	if (!cp_stream_finish(hurry)) {
+		schedule_delayed_work(&sess.finish_work, FINISH_RETRY);
+		return;
+	}
+	cp_stream_free();
+	sess.state = CAUSALPROF_STATE_IDLE;
+	pr_debug("session %llu destroyed\n", sess.id);
+}
+
+/*
+ * Everything that produces records stops before the stream's last drain.
+ * With an owner to send them to, the last records and the END go out from
+ * finish_work: not from inside the owner's own STOP request, whose ack
+ * would queue up behind them on its socket.
+ */
+static void stop_locked(void)
+{
+	bool owned = sess.cfg.owner.net;
+
+	lockdep_assert_held(&sess.lock);
+
+	cp_causal_stop();
 	sess.state = CAUSALPROF_STATE_STOPPING;
 	spin_lock(&sess.owner_lock);
 	sess.cfg.owner = (struct cp_owner){};
 	spin_unlock(&sess.owner_lock);
+
+	cp_sampler_stop();
+	cp_hooks_stop();
+	cp_sideband_stop();
+	cp_targets_stop();
 	put_pid(sess.target);
 	sess.target = NULL;
-	sess.state = CAUSALPROF_STATE_IDLE;
-	pr_debug("session %llu destroyed\n", sess.id);
+
+	sess.stop_deadline = jiffies + STOP_TIMEOUT;
+	if (owned && !sess.closing)
+		schedule_delayed_work(&sess.finish_work, 0);
+	else
+		finish_locked(sess.closing);
+}
+
+static void finish_work_fn(struct work_struct *work)
+{
+	mutex_lock(&sess.lock);
+	if (sess.state == CAUSALPROF_STATE_STOPPING)
+		finish_locked(sess.closing || time_after(jiffies, sess.stop_deadline));
+	mutex_unlock(&sess.lock);
 }
 
 static bool owner_eq(const struct cp_owner *a, const struct cp_owner *b)
@@ -187,6 +286,50 @@ int causalprof_session_stop(const struct cp_owner *who, bool admin,
 out_unlock:
 	mutex_unlock(&sess.lock);
 	return ret;
+}
+
+/*
+ * An experiment runs inside a recording session. Ranges name processes by
+ * thread group id in the initial pid namespace.
+ */
+int causalprof_experiment_start(u32 speedup, const struct cp_range *ranges, unsigned int nr,
+				struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	mutex_lock(&sess.lock);
+	if (sess.state != CAUSALPROF_STATE_RECORDING) {
+		NL_SET_ERR_MSG(extack, "no session is running");
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	ret = cp_causal_start(speedup, ranges, nr);
+	if (ret == -EBUSY)
+		NL_SET_ERR_MSG(extack, "an experiment is already running");
+	else if (ret)
+		NL_SET_ERR_MSG(extack, "cannot start the experiment");
+out_unlock:
+	mutex_unlock(&sess.lock);
+	return ret;
+}
+
+int causalprof_experiment_stop(struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	mutex_lock(&sess.lock);
+	ret = cp_causal_stop();
+	if (ret)
+		NL_SET_ERR_MSG(extack, "no experiment is running");
+	mutex_unlock(&sess.lock);
+	return ret;
+}
+
+void causalprof_experiment_show(struct seq_file *m)
+{
+	mutex_lock(&sess.lock);
+	cp_causal_show(m);
+	mutex_unlock(&sess.lock);
 }
 
 void causalprof_session_status(struct cp_status *st)
@@ -252,17 +395,31 @@ static struct notifier_block release_nb = {
 int __init causalprof_session_init(void)
 {
 	INIT_WORK(&sess.release_work, release_work_fn);
+	INIT_DELAYED_WORK(&sess.finish_work, finish_work_fn);
 	return netlink_register_notifier(&release_nb);
 }
 
-/* Callers have made sure that nothing can start a new session. */
+/*
+ * First thing at unload, while the netlink family can still carry the
+ * session's last records: no new session, and the running one stops now,
+ * dropping what its owner cannot take at once.
+ */
+void causalprof_session_shutdown(void)
+{
+	mutex_lock(&sess.lock);
+	sess.closing = true;
+	if (sess.state == CAUSALPROF_STATE_RECORDING)
+		stop_locked();
+	else if (sess.state == CAUSALPROF_STATE_STOPPING)
+		finish_locked(true);
+	mutex_unlock(&sess.lock);
+	cancel_delayed_work_sync(&sess.finish_work);
+}
+
+/* Last thing at unload: nothing can reach the session any more. */
 void causalprof_session_uninit(void)
 {
 	netlink_unregister_notifier(&release_nb);
 	cancel_work_sync(&sess.release_work);
-
-	mutex_lock(&sess.lock);
-	if (sess.state == CAUSALPROF_STATE_RECORDING)
-		stop_locked();
-	mutex_unlock(&sess.lock);
+	causalprof_session_shutdown();
 }

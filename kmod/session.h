@@ -11,9 +11,10 @@
 struct net;
 struct netlink_ext_ack;
 struct pid;
+struct seq_file;
+struct cp_range;
 
 #define CP_EVENT_NAME_LEN	64
-#define CP_MAX_FREQ		100000
 
 /* One event to sample, as requested; see causalprof_event_validate(). */
 struct cp_event {
@@ -25,9 +26,10 @@ struct cp_event {
 };
 
 /*
- * The netlink socket that started a session. It may stop the session, and
- * its closing stops it. net is only compared, never dereferenced; NULL means
- * no owner (started through /proc).
+ * The netlink socket that started a session. It may stop the session, its
+ * closing stops it, and it receives the session's records. The session
+ * only compares net; the stream holds a reference on it while it sends.
+ * NULL means no owner (started through /proc).
  */
 struct cp_owner {
 	struct net *net;
@@ -50,6 +52,7 @@ struct cp_config {
 struct cp_session {
 	struct mutex lock;	/* held by start and stop throughout */
 	enum causalprof_state state;
+	bool closing;		/* the module is unloading: no new session */
 	u64 id;			/* current or last session; 0: none yet */
 	struct cp_config cfg;	/* of the current or last session */
 	struct pid *target;	/* held while recording; NULL if system-wide */
@@ -64,6 +67,13 @@ struct cp_session {
 	spinlock_t owner_lock;
 	u64 release_id;
 	struct work_struct release_work;
+
+	/*
+	 * A stopping session whose owner's socket was too full for the last
+	 * records: finish_work tries again until stop_deadline.
+	 */
+	struct delayed_work finish_work;
+	unsigned long stop_deadline;
 };
 
 /* A copy of the session's state, pids in the caller's pid namespace. */
@@ -77,15 +87,20 @@ struct cp_status {
 	u32 owner_portid;
 };
 
-int causalprof_event_validate(const struct cp_event *ev, struct netlink_ext_ack *extack);
 int __must_check causalprof_session_start(const struct cp_config *cfg,
 					  struct netlink_ext_ack *extack, u64 *id);
+void causalprof_session_started(u64 id);
 int causalprof_session_stop(const struct cp_owner *who, bool admin,
 			    struct netlink_ext_ack *extack);
 void causalprof_session_status(struct cp_status *st);
+int causalprof_experiment_start(u32 speedup, const struct cp_range *ranges, unsigned int nr,
+				struct netlink_ext_ack *extack);
+int causalprof_experiment_stop(struct netlink_ext_ack *extack);
+void causalprof_experiment_show(struct seq_file *m);
 const char *causalprof_state_name(enum causalprof_state state);
 
 int causalprof_session_init(void);
+void causalprof_session_shutdown(void);
 void causalprof_session_uninit(void);
 
 #endif /* _CAUSALPROF_SESSION_H */

@@ -4,15 +4,35 @@
 
 #include <linux/atomic.h>
 #include <linux/causalprof.h>
+#include <linux/percpu.h>
+#include <asm/local64.h>
 
 /*
  * Module-wide counters since load, indexed by enum causalprof_stat so that
  * /proc, debugfs and netlink walk the same table. Safe from any context,
- * including NMI.
+ * including NMI. samples, lost and overflows are sums of the per-CPU
+ * counters below; the others live in causalprof_stats[].
  */
 extern atomic64_t causalprof_stats[__CAUSALPROF_STAT_LAST];
 
+/*
+ * Per-CPU counters of the overflow handler, since load (ring_hwm: of the
+ * current or last session). Only the handler of that CPU writes them, with
+ * local64 operations so that an NMI landing inside the hrtimer's handler
+ * cannot tear an update; anyone may read them.
+ */
+struct cp_cpu_stats {
+	local64_t samples;	/* stored in the ring */
+	local64_t lost;		/* could not be stored */
+	local64_t overflows;	/* handler calls for a target task */
+	local64_t ring_hwm;	/* highest ring fill, bytes */
+	local64_t handler_ns;	/* time spent in the handler */
+};
+
+DECLARE_PER_CPU(struct cp_cpu_stats, causalprof_cpu_stats);
+
 const char *causalprof_stat_name(enum causalprof_stat stat);
+u64 causalprof_stat_read(enum causalprof_stat stat);
 
 #define for_each_causalprof_stat(i) \
 	for ((i) = CAUSALPROF_STAT_SESSIONS; (i) <= CAUSALPROF_STAT_MAX; (i)++)
@@ -20,11 +40,6 @@ const char *causalprof_stat_name(enum causalprof_stat stat);
 static inline void causalprof_stat_add(enum causalprof_stat stat, u64 n)
 {
 	atomic64_add(n, &causalprof_stats[stat]);
-}
-
-static inline u64 causalprof_stat_read(enum causalprof_stat stat)
-{
-	return atomic64_read(&causalprof_stats[stat]);
 }
 
 #endif /* _CAUSALPROF_STATS_H */

@@ -4,7 +4,11 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,17 +34,22 @@ const char *cp_ko_path(void)
 	return ko && *ko ? ko : NULL;
 }
 
-int cp_module_load(const char *ko)
+int cp_module_load_params(const char *ko, const char *params)
 {
 	int fd, ret = 0;
 
 	fd = open(ko, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (syscall(SYS_finit_module, fd, "", 0))
+	if (syscall(SYS_finit_module, fd, params, 0))
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+int cp_module_load(const char *ko)
+{
+	return cp_module_load_params(ko, "");
 }
 
 int cp_module_unload(void)
@@ -163,21 +172,30 @@ int cp_status_u64(const char *key, uint64_t *val)
 	return cp_parse_u64(buf, val);
 }
 
-int cp_control_write(const void *buf, size_t len)
+/*
+ * One write of buf to a file: a short write would hide a half-parsed
+ * command, so it fails too.
+ */
+static int write_file(const char *path, const void *buf, size_t len)
 {
 	ssize_t n;
 	int fd, ret = 0;
 
-	fd = open(CP_CONTROL, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, buf, len);
 	if (n < 0)
 		ret = -errno;
 	else if ((size_t)n != len)
-		ret = -EIO;	/* a short write would hide a half-parsed command */
+		ret = -EIO;
 	close(fd);
 	return ret;
+}
+
+int cp_control_write(const void *buf, size_t len)
+{
+	return write_file(CP_CONTROL, buf, len);
 }
 
 int cp_control(const char *cmd)
@@ -228,6 +246,109 @@ int cp_session_reset(void)
 	return cp_wait_state("idle", CP_WAIT_MS);
 }
 
+/* A small file holding one decimal number and a newline. */
+static int read_u64_file(const char *path, uint64_t *val)
+{
+	char buf[64];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return n;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return cp_parse_u64(buf, val);
+}
+
+int cp_debugfs_u64(const char *name, uint64_t *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", CP_DEBUGFS, name);
+	return read_u64_file(path, val);
+}
+
+int cp_timer_irqs(uint64_t *count)
+{
+	char line[1024], *p, *end;
+	int ret = -ENOENT;
+	FILE *f;
+
+	f = fopen("/proc/interrupts", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "LOC:", 4))
+			continue;
+		*count = 0;
+		for (p += 4;; p = end) {
+			unsigned long long n = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			*count += n;
+		}
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+int cp_kernel_taint(uint64_t *mask)
+{
+	return read_u64_file("/proc/sys/kernel/tainted", mask);
+}
+
+/*
+ * Load the module afresh with params ("" for the defaults). A request still
+ * running in the module holds a reference for a moment: retry, bounded.
+ */
+int cp_module_reload(const char *params)
+{
+	int64_t deadline = now_ms() + CP_WAIT_MS;
+	const char *ko = cp_ko_path();
+	int ret;
+
+	if (!ko)
+		return -ENOENT;
+	while (cp_module_loaded()) {
+		ret = cp_module_unload();
+		if (!ret)
+			break;
+		if (ret != -EAGAIN || now_ms() > deadline)
+			return ret;
+		sleep_ms(10);
+	}
+	return cp_module_load_params(ko, params);
+}
+
+/* /sys/module/causalprof/parameters/NAME, for the writable ones */
+int cp_module_param_get(const char *name, uint64_t *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/parameters/%s", CP_SYSFS, name);
+	return read_u64_file(path, val);
+}
+
+int cp_module_param_set(const char *name, uint64_t val)
+{
+	char path[256], buf[32];
+
+	snprintf(path, sizeof(path), "%s/parameters/%s", CP_SYSFS, name);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)val);
+	return write_file(path, buf, strlen(buf));
+}
+
 /* A child that sleeps until killed, and dies with its parent. */
 pid_t cp_spawn_sleeper(void)
 {
@@ -252,6 +373,183 @@ void cp_kill(pid_t pid)
 		return;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+/* The "thread TID CPU_NS LOOPS" lines of spin's output: returns how many. */
+int cp_spin_parse(char *out, struct cp_spin_thread *th, int max)
+{
+	unsigned long long ns, loops;
+	char *line, *save;
+	int tid, n = 0;
+
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "thread %d %llu %llu", &tid, &ns, &loops) != 3)
+			continue;
+		if (n == max)
+			return -E2BIG;
+		th[n++] = (struct cp_spin_thread){ .tid = tid, .cpu_ns = ns, .loops = loops };
+	}
+	return n;
+}
+
+/* build/tests/targets/NAME, next to the running test program. */
+int cp_target_path(const char *name, char *path, size_t size)
+{
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -errno;
+	exe[n] = '\0';
+	if ((size_t)snprintf(path, size, "%s/targets/%s", dirname(exe), name) >= size)
+		return -ENAMETOOLONG;
+	return access(path, X_OK) ? -errno : 0;
+}
+
+int cp_target_spawn(struct cp_target *t, char *const argv[], bool held)
+{
+	int go[2] = { -1, -1 }, out[2], ret;
+	pid_t parent = getpid();
+	char c;
+
+	memset(t, 0, sizeof(*t));
+	t->go = -1;
+	t->out = -1;
+	if (pipe2(out, O_CLOEXEC))
+		return -errno;
+	if (held && pipe2(go, O_CLOEXEC)) {
+		ret = -errno;
+		goto err_close_out;
+	}
+	fflush(NULL);
+	t->pid = fork();
+	if (t->pid < 0) {
+		ret = -errno;
+		goto err_close_go;
+	}
+	if (!t->pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		if (dup2(out[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		if (held) {
+			close(go[1]);
+			if (read(go[0], &c, 1) != 1)
+				_exit(127);
+		}
+		execv(argv[0], argv);
+		fprintf(stderr, "# exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(out[1]);
+	t->out = out[0];
+	if (held) {
+		close(go[0]);
+		t->go = go[1];
+	}
+	return 0;
+
+err_close_go:
+	if (held) {
+		close(go[0]);
+		close(go[1]);
+	}
+err_close_out:
+	close(out[0]);
+	close(out[1]);
+	return ret;
+}
+
+int cp_target_release(struct cp_target *t)
+{
+	int ret = 0;
+
+	if (t->go < 0)
+		return -EINVAL;
+	if (write(t->go, "g", 1) != 1)
+		ret = -errno;
+	close(t->go);
+	t->go = -1;
+	return ret;
+}
+
+/*
+ * The target's stdout until EOF, or until it holds the string until (if not
+ * NULL): returns its length, NUL-terminated in buf.
+ */
+int cp_target_read(struct cp_target *t, char *buf, size_t size, const char *until,
+		   int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	struct pollfd pfd = { .fd = t->out, .events = POLLIN };
+	size_t len = 0;
+	ssize_t n;
+	int left;
+
+	for (;;) {
+		left = deadline - now_ms();
+		if (left < 0)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, left) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!pfd.revents)
+			continue;
+		if (len == size - 1)
+			return -EFBIG;
+		n = read(t->out, buf + len, size - 1 - len);
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		len += n;
+		buf[len] = '\0';
+		if (until && strstr(buf, until))
+			break;
+	}
+	buf[len] = '\0';
+	return len;
+}
+
+/* Reap the target, bounded: -ETIMEDOUT if it still runs. */
+int cp_target_wait(struct cp_target *t, int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	pid_t ret;
+
+	while (!t->reaped) {
+		ret = waitpid(t->pid, &t->status, WNOHANG);
+		if (ret < 0)
+			return -errno;
+		if (ret == t->pid) {
+			t->reaped = true;
+			break;
+		}
+		if (now_ms() > deadline)
+			return -ETIMEDOUT;
+		sleep_ms(5);
+	}
+	return 0;
+}
+
+/* Kill and reap the target if need be, and close its pipes. */
+void cp_target_kill(struct cp_target *t)
+{
+	if (t->pid > 0 && !t->reaped) {
+		kill(t->pid, SIGKILL);
+		if (waitpid(t->pid, &t->status, 0) == t->pid)
+			t->reaped = true;
+	}
+	if (t->go >= 0)
+		close(t->go);
+	if (t->out >= 0)
+		close(t->out);
+	t->go = -1;
+	t->out = -1;
 }
 
 /* A pid that existed a moment ago and has been reaped: nobody has it now. */
@@ -474,9 +772,15 @@ int cp_nl_open(struct cp_nl *nl)
 	ret = cp_genl_lookup(CAUSALPROF_GENL_NAME, &nl->family, &nl->family_version);
 	if (ret)
 		return ret;
+	nl->rbuf = malloc(CP_NL_RECV_SIZE);
+	if (!nl->rbuf)
+		return -ENOMEM;
 	ret = nl_socket(&nl->portid);
-	if (ret < 0)
+	if (ret < 0) {
+		free(nl->rbuf);
+		nl->rbuf = NULL;
 		return ret;
+	}
 	nl->fd = ret;
 	return 0;
 }
@@ -486,6 +790,246 @@ void cp_nl_close(struct cp_nl *nl)
 	if (nl->fd >= 0)
 		close(nl->fd);
 	nl->fd = -1;
+	free(nl->rbuf);
+	nl->rbuf = NULL;
+}
+
+/* The stream */
+
+void cp_stream_free(struct cp_stream *s)
+{
+	free(s->buf);
+	memset(s, 0, sizeof(*s));
+}
+
+static void stream_complain(struct cp_stream *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A protocol error: counted, and the first few are told. */
+static void stream_complain(struct cp_stream *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->bad++ >= 5)
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "# stream: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+}
+
+/* Does a record of a known type hold its fields, and its strings their NUL? */
+static bool record_ok(struct cp_stream *s, const struct causalprof_record_hdr *h)
+{
+	const struct causalprof_sample *smp = (const void *)h;
+	const struct causalprof_mmap *mm = (const void *)h;
+	const struct causalprof_comm *comm = (const void *)h;
+	size_t min;
+
+	switch (h->type) {
+	case CAUSALPROF_REC_SAMPLE:
+		if (h->size < sizeof(*smp))
+			break;
+		if (smp->nr_kernel > CAUSALPROF_MAX_STACK ||
+		    smp->nr_user > CAUSALPROF_MAX_STACK) {
+			stream_complain(s, "sample with %u kernel and %u user frames",
+					smp->nr_kernel, smp->nr_user);
+			return false;
+		}
+		min = sizeof(*smp) + sizeof(smp->ips[0]) * (smp->nr_kernel + smp->nr_user);
+		if (h->size < min)
+			break;
+		return true;
+	case CAUSALPROF_REC_MMAP:
+		if (h->size <= sizeof(*mm))
+			break;
+		if (!memchr(mm->path, '\0', h->size - sizeof(*mm))) {
+			stream_complain(s, "mmap record without the path's NUL");
+			return false;
+		}
+		return true;
+	case CAUSALPROF_REC_COMM:
+		if (h->size < sizeof(*comm))
+			break;
+		if (!memchr(comm->comm, '\0', sizeof(comm->comm))) {
+			stream_complain(s, "comm record without the name's NUL");
+			return false;
+		}
+		return true;
+	case CAUSALPROF_REC_FORK:
+	case CAUSALPROF_REC_EXIT:
+		min = sizeof(struct causalprof_task);
+		if (h->size < min)
+			break;
+		return true;
+	case CAUSALPROF_REC_LOST:
+		if (h->size < sizeof(struct causalprof_lost))
+			break;
+		return true;
+	case CAUSALPROF_REC_END:
+		if (h->size < sizeof(struct causalprof_end))
+			break;
+		return true;
+	default:
+		return true;	/* readers skip types they do not know */
+	}
+	stream_complain(s, "record of type %u too short: %u bytes", h->type, h->size);
+	return false;
+}
+
+static int stream_append(struct cp_stream *s, const void *rec, size_t size)
+{
+	size_t cap;
+	char *buf;
+
+	if (s->len + size > s->cap) {
+		cap = s->cap ? s->cap : 1 << 20;
+		while (cap < s->len + size)
+			cap *= 2;
+		buf = realloc(s->buf, cap);
+		if (!buf)
+			return -ENOMEM;
+		s->buf = buf;
+		s->cap = cap;
+	}
+	memcpy(s->buf + s->len, rec, size);
+	s->len += size;
+	return 0;
+}
+
+/* One batch of records, as a CAUSALPROF_A_RECORDS attribute carries it. */
+int cp_stream_feed(struct cp_stream *s, uint64_t session_id, const void *recs, size_t len)
+{
+	const struct causalprof_record_hdr *h;
+	struct causalprof_record_hdr hdr;
+	const char *p = recs;
+	size_t off = 0;
+	int ret;
+
+	s->messages++;
+	if (!s->first_id)
+		s->first_id = session_id;
+	if (session_id != (s->session_id ? s->session_id : s->first_id)) {
+		s->foreign++;
+		return 0;
+	}
+	while (off < len) {
+		if (len - off < sizeof(hdr)) {
+			stream_complain(s, "%zu bytes after the last record", len - off);
+			break;
+		}
+		memcpy(&hdr, p + off, sizeof(hdr));	/* the attribute is 4-byte aligned */
+		if (hdr.size < sizeof(hdr) || hdr.size % 8 || hdr.size > len - off) {
+			stream_complain(s, "record of type %u with size %u at %zu of %zu",
+					hdr.type, hdr.size, off, len);
+			break;
+		}
+		ret = stream_append(s, p + off, hdr.size);
+		if (ret)
+			return ret;
+		off += hdr.size;
+		h = (const void *)(s->buf + s->len - hdr.size);
+		if (!record_ok(s, h)) {
+			s->len -= hdr.size;
+			continue;
+		}
+		s->records++;
+		if (s->ended)
+			s->after_end++;
+		switch (h->type) {
+		case CAUSALPROF_REC_SAMPLE:
+			s->samples++;
+			break;
+		case CAUSALPROF_REC_LOST:
+			if (h->flags & CAUSALPROF_LOST_F_SIDEBAND)
+				s->sideband_lost += cp_rec_lost(h)->lost;
+			else
+				s->lost += cp_rec_lost(h)->lost;
+			break;
+		case CAUSALPROF_REC_END:
+			s->ended = true;
+			memcpy(&s->end, h, sizeof(s->end));
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * What every complete stream promises: well-formed records of one session,
+ * an END last, and totals in the END that match what came. NULL if so,
+ * else what is wrong.
+ */
+const char *cp_stream_problem(const struct cp_stream *s)
+{
+	static char why[160];
+
+	if (s->bad)
+		snprintf(why, sizeof(why), "%zu malformed records or messages", s->bad);
+	else if (s->foreign)
+		snprintf(why, sizeof(why), "%zu batches of another session", s->foreign);
+	else if (!s->ended)
+		snprintf(why, sizeof(why), "no END record (%zu records came)", s->records);
+	else if (s->after_end)
+		snprintf(why, sizeof(why), "%zu records after the END record", s->after_end);
+	else if (s->end.samples != s->samples)
+		snprintf(why, sizeof(why), "END counts %llu samples, %zu came",
+			 (unsigned long long)s->end.samples, s->samples);
+	else if (s->end.lost != s->lost)
+		snprintf(why, sizeof(why), "END counts %llu lost, the LOST records %llu",
+			 (unsigned long long)s->end.lost, (unsigned long long)s->lost);
+	else
+		return NULL;
+	return why;
+}
+
+const struct causalprof_record_hdr *cp_stream_next(const struct cp_stream *s, size_t *off)
+{
+	const struct causalprof_record_hdr *h;
+
+	if (*off >= s->len)
+		return NULL;
+	h = (const void *)(s->buf + *off);
+	*off += h->size;
+	return h;
+}
+
+/*
+ * A message the kernel sent on its own: a batch of records for the stream.
+ * Returns true if it was one.
+ */
+static bool nl_records(struct cp_nl *nl, const struct nlmsghdr *nlh)
+{
+	const struct genlmsghdr *genl = NLMSG_DATA(nlh);
+	const struct nlattr *tb[CAUSALPROF_A_MAX + 1];
+	uint64_t id;
+
+	if (nlh->nlmsg_type != nl->family || nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
+	    genl->cmd != CAUSALPROF_CMD_RECORDS)
+		return false;
+	if (!nl->stream)
+		return true;
+	if (nla_parse(tb, CAUSALPROF_A_MAX, (const char *)genl + GENL_HDRLEN,
+		      NLMSG_PAYLOAD(nlh, GENL_HDRLEN)) ||
+	    !tb[CAUSALPROF_A_SESSION_ID] || !tb[CAUSALPROF_A_RECORDS] ||
+	    nla_get(tb[CAUSALPROF_A_SESSION_ID], &id, sizeof(id))) {
+		stream_complain(nl->stream, "RECORDS message without SESSION_ID or RECORDS");
+		return true;
+	}
+	if (cp_stream_feed(nl->stream, id, nla_data(tb[CAUSALPROF_A_RECORDS]),
+			   nla_len(tb[CAUSALPROF_A_RECORDS])))
+		stream_complain(nl->stream, "out of memory for the records");
+	return true;
+}
+
+/* ENOBUFS: the kernel dropped a message for this socket. Streams go on. */
+static bool nl_overrun(struct cp_nl *nl, int err)
+{
+	if (err != -ENOBUFS || !nl->stream)
+		return false;
+	nl->stream->overruns++;
+	return true;
 }
 
 /*
@@ -496,7 +1040,6 @@ void cp_nl_close(struct cp_nl *nl)
 int cp_nl_request(struct cp_nl *nl, uint8_t cmd, const void *attrs, size_t len,
 		  void *reply, size_t size)
 {
-	char buf[NL_BUF_SIZE] __attribute__((aligned(NLMSG_ALIGNTO)));
 	const struct nlmsghdr *nlh;
 	uint32_t seq = ++nl->seq;
 	int ret, copied = 0;
@@ -509,11 +1052,13 @@ int cp_nl_request(struct cp_nl *nl, uint8_t cmd, const void *attrs, size_t len,
 	if (ret)
 		return ret;
 	for (;;) {
-		n = nl_recv(nl->fd, buf, sizeof(buf));
+		n = nl_recv(nl->fd, nl->rbuf, CP_NL_RECV_SIZE);
+		if (n < 0 && nl_overrun(nl, n))
+			continue;
 		if (n < 0)
 			return n;
-		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
-			if (nlh->nlmsg_seq != seq)
+		for (nlh = nl->rbuf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
+			if (nl_records(nl, nlh) || nlh->nlmsg_seq != seq)
 				continue;
 			if (nlh->nlmsg_type == NLMSG_ERROR) {
 				ret = nl_error(nlh, nl->extack, sizeof(nl->extack));
@@ -601,19 +1146,61 @@ int cp_nl_get_status(struct cp_nl *nl, struct cp_nl_status *st)
 	return 0;
 }
 
-/* pid 0: no CAUSALPROF_A_TARGET_PID; flags 0: no CAUSALPROF_A_FLAGS. */
-int cp_nl_start(struct cp_nl *nl, uint32_t pid, uint32_t flags, uint64_t *id)
+/* A nest: reserve its header now, set its length with nest_end(). */
+static size_t nest_start(void *buf, size_t off, uint16_t type, size_t *start)
 {
-	char attrs[64] __attribute__((aligned(NLA_ALIGNTO)));
+	*start = off;
+	return cp_nla_put(buf, off, type | NLA_F_NESTED, NULL, 0);
+}
+
+static void nest_end(void *buf, size_t start, size_t off)
+{
+	((struct nlattr *)((char *)buf + start))->nla_len = off - start;
+}
+
+static size_t put_event(void *buf, size_t off, const struct cp_nl_event *ev)
+{
+	size_t start;
+
+	off = nest_start(buf, off, CAUSALPROF_A_EVENT, &start);
+	off = cp_nla_put(buf, off, CAUSALPROF_EV_A_TYPE, &ev->type, sizeof(ev->type));
+	off = cp_nla_put(buf, off, CAUSALPROF_EV_A_CONFIG, &ev->config, sizeof(ev->config));
+	if (ev->period)
+		off = cp_nla_put(buf, off, CAUSALPROF_EV_A_PERIOD, &ev->period, sizeof(ev->period));
+	if (ev->freq)
+		off = cp_nla_put(buf, off, CAUSALPROF_EV_A_FREQ, &ev->freq, sizeof(ev->freq));
+	if (ev->name)
+		off = cp_nla_put(buf, off, CAUSALPROF_EV_A_NAME, ev->name, strlen(ev->name) + 1);
+	nest_end(buf, start, off);
+	return off;
+}
+
+/*
+ * pid 0: no CAUSALPROF_A_TARGET_PID; flags 0: no CAUSALPROF_A_FLAGS; nr 0: no
+ * CAUSALPROF_A_EVENTS. With a stream attached, the stream learns the id.
+ */
+int cp_nl_start_events(struct cp_nl *nl, uint32_t pid, uint32_t flags,
+		       const struct cp_nl_event *evs, unsigned int nr, uint64_t *id)
+{
+	char attrs[4096] __attribute__((aligned(NLA_ALIGNTO)));
 	char reply[256] __attribute__((aligned(NLA_ALIGNTO)));
 	const struct nlattr *tb[CAUSALPROF_A_MAX + 1];
-	size_t len = 0;
+	size_t len = 0, start;
+	unsigned int i;
 	int ret;
 
+	if (nr > 16)
+		return -E2BIG;	/* more than attrs holds; the kernel allows 8 */
 	if (pid)
 		len = cp_nla_put(attrs, len, CAUSALPROF_A_TARGET_PID, &pid, sizeof(pid));
 	if (flags)
 		len = cp_nla_put(attrs, len, CAUSALPROF_A_FLAGS, &flags, sizeof(flags));
+	if (nr) {
+		len = nest_start(attrs, len, CAUSALPROF_A_EVENTS, &start);
+		for (i = 0; i < nr; i++)
+			len = put_event(attrs, len, &evs[i]);
+		nest_end(attrs, start, len);
+	}
 	ret = cp_nl_request(nl, CAUSALPROF_CMD_SESSION_START, attrs, len, reply, sizeof(reply));
 	if (ret < 0)
 		return ret;
@@ -622,7 +1209,19 @@ int cp_nl_start(struct cp_nl *nl, uint32_t pid, uint32_t flags, uint64_t *id)
 		return ret;
 	if (!tb[CAUSALPROF_A_SESSION_ID])
 		return -EPROTO;
-	return nla_get(tb[CAUSALPROF_A_SESSION_ID], id, sizeof(*id));
+	ret = nla_get(tb[CAUSALPROF_A_SESSION_ID], id, sizeof(*id));
+	if (ret || !nl->stream)
+		return ret;
+	/* Batches that came before the reply are checked against the id now. */
+	nl->stream->session_id = *id;
+	if (nl->stream->first_id && nl->stream->first_id != *id)
+		nl->stream->foreign++;
+	return 0;
+}
+
+int cp_nl_start(struct cp_nl *nl, uint32_t pid, uint32_t flags, uint64_t *id)
+{
+	return cp_nl_start_events(nl, pid, flags, NULL, 0, id);
 }
 
 int cp_nl_stop(struct cp_nl *nl)
@@ -648,4 +1247,104 @@ int cp_nl_wait_state(struct cp_nl *nl, uint32_t state, int timeout_ms)
 			return -ETIMEDOUT;
 		sleep_ms(10);
 	}
+}
+
+/* SO_RCVBUFFORCE: root may go past net.core.rmem_max, both ways. */
+int cp_nl_set_rcvbuf(struct cp_nl *nl, int bytes)
+{
+	if (setsockopt(nl->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)))
+		return -errno;
+	return 0;
+}
+
+/* Receive records for timeout_ms, or until the END record. */
+int cp_nl_pump(struct cp_nl *nl, int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	struct pollfd pfd = { .fd = nl->fd, .events = POLLIN };
+	const struct nlmsghdr *nlh;
+	ssize_t n;
+	int left;
+
+	for (;;) {
+		if (nl->stream && nl->stream->ended)
+			return 0;
+		left = deadline - now_ms();
+		if (left < 0)
+			return 0;
+		n = poll(&pfd, 1, left);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n <= 0)
+			continue;
+		n = recv(nl->fd, nl->rbuf, CP_NL_RECV_SIZE, MSG_DONTWAIT | MSG_TRUNC);
+		if (n < 0) {
+			n = -errno;
+			if (n == -EAGAIN || n == -EINTR || nl_overrun(nl, n))
+				continue;
+			return n;
+		}
+		if (n > CP_NL_RECV_SIZE)
+			return -EMSGSIZE;
+		for (nlh = nl->rbuf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n))
+			nl_records(nl, nlh);
+	}
+}
+
+/* Receive records until the target exits (and reap it), bounded. */
+int cp_nl_pump_until_exit(struct cp_nl *nl, struct cp_target *t, int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	int ret;
+
+	for (;;) {
+		ret = cp_target_wait(t, 0);
+		if (ret != -ETIMEDOUT)
+			return ret;
+		if (now_ms() > deadline)
+			return -ETIMEDOUT;
+		ret = cp_nl_pump(nl, 20);
+		if (ret)
+			return ret;
+	}
+}
+
+/* Stop the session and receive the rest of its records, up to its END. */
+int cp_nl_finish(struct cp_nl *nl, int timeout_ms)
+{
+	int ret;
+
+	ret = cp_nl_stop(nl);
+	if (ret)
+		return ret;
+	ret = cp_nl_pump(nl, timeout_ms);
+	if (ret)
+		return ret;
+	return nl->stream && !nl->stream->ended ? -ETIMEDOUT : 0;
+}
+
+/*
+ * What cprof record does, for a test: spawn argv held, start a session on
+ * it, release it, receive records until it exits (and reap it), then stop
+ * the session and receive the rest, up to its END record.
+ */
+int cp_record(struct cp_nl *nl, struct cp_target *t, char *const argv[], uint32_t flags,
+	      const struct cp_nl_event *evs, unsigned int nr, int timeout_ms)
+{
+	uint64_t id;
+	int ret;
+
+	ret = cp_target_spawn(t, argv, true);
+	if (ret)
+		return ret;
+	ret = cp_nl_start_events(nl, t->pid, flags, evs, nr, &id);
+	if (ret)
+		return ret;
+	ret = cp_target_release(t);
+	if (ret)
+		return ret;
+	ret = cp_nl_pump_until_exit(nl, t, timeout_ms);
+	if (ret)
+		return ret;
+	return cp_nl_finish(nl, CP_WAIT_MS);
 }

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include <linux/causalprof.h>
+#include <linux/perf_event.h>
 
 #define CP_MODULE	"causalprof"
 #define CP_VERSION	"0.1.0"
@@ -44,6 +45,10 @@
 /* The module: $CAUSALPROF_KO, loaded with finit_module(2) */
 const char *cp_ko_path(void);
 int cp_module_load(const char *ko);
+int cp_module_load_params(const char *ko, const char *params);
+int cp_module_reload(const char *params);
+int cp_module_param_get(const char *name, uint64_t *val);
+int cp_module_param_set(const char *name, uint64_t val);
 int cp_module_unload(void);
 bool cp_module_loaded(void);
 int cp_module_ensure_loaded(void);
@@ -58,10 +63,100 @@ int cp_wait_state(const char *state, int timeout_ms);
 int cp_session_reset(void);
 int cp_parse_u64(const char *s, uint64_t *val);
 
+/* debugfs counters: cp_debugfs_u64("cpu0/lost", &val) */
+int cp_debugfs_u64(const char *name, uint64_t *val);
+
+/* Local timer interrupts taken so far, all CPUs together (/proc/interrupts LOC) */
+int cp_timer_irqs(uint64_t *count);
+
+/* /proc/sys/kernel/tainted: W (a warning) and D (an oops) */
+#define CP_TAINT_DIE	(1ULL << 7)
+#define CP_TAINT_WARN	(1ULL << 9)
+int cp_kernel_taint(uint64_t *mask);
+
 /* Target processes */
 pid_t cp_spawn_sleeper(void);
 void cp_kill(pid_t pid);
 pid_t cp_dead_pid(void);
+
+/*
+ * Programs from tests/targets/, built next to the test programs in
+ * build/tests/targets/. A held target is forked at once but execs only when
+ * released, so a session can be started on its pid first, as cprof record
+ * does; its stdout is a pipe the test reads. Both die with the test.
+ */
+struct cp_target {
+	pid_t pid;
+	int go;		/* the child execs when a byte comes, exits at EOF */
+	int out;	/* the target's stdout */
+	int status;	/* from waitpid(), once reaped */
+	bool reaped;
+};
+
+/* What build/tests/targets/spin reports of each thread, the main one first. */
+struct cp_spin_thread {
+	pid_t tid;
+	uint64_t cpu_ns;	/* CLOCK_THREAD_CPUTIME_ID at its end */
+	uint64_t loops;		/* work done; 0 for the main thread */
+};
+
+int cp_spin_parse(char *out, struct cp_spin_thread *th, int max);
+
+int cp_target_path(const char *name, char *path, size_t size);
+int cp_target_spawn(struct cp_target *t, char *const argv[], bool held);
+int cp_target_release(struct cp_target *t);
+int cp_target_read(struct cp_target *t, char *buf, size_t size, const char *until,
+		   int timeout_ms);
+int cp_target_wait(struct cp_target *t, int timeout_ms);
+void cp_target_kill(struct cp_target *t);
+
+/*
+ * The records of a session as its owner receives them (CAUSALPROF_CMD_RECORDS),
+ * validated and copied in arrival order. Records are 8-byte aligned in buf,
+ * so the cp_rec_*() accessors return pointers to the uapi structures.
+ */
+struct cp_stream {
+	uint64_t session_id;	/* 0 until the START reply tells it */
+	uint64_t first_id;	/* the id the first batch carried */
+	char *buf;
+	size_t len, cap;
+	size_t messages, records, samples;
+	size_t bad;		/* malformed messages and records: protocol errors */
+	size_t foreign;		/* batches of another session */
+	size_t after_end;	/* records that came after END */
+	size_t overruns;	/* ENOBUFS: the socket dropped messages */
+	uint64_t lost;		/* sum of the LOST records of samples */
+	uint64_t sideband_lost;	/* sum of the LOST records of sideband records */
+	bool ended;
+	struct causalprof_end end;
+};
+
+void cp_stream_free(struct cp_stream *s);
+int cp_stream_feed(struct cp_stream *s, uint64_t session_id, const void *recs, size_t len);
+const struct causalprof_record_hdr *cp_stream_next(const struct cp_stream *s, size_t *off);
+const char *cp_stream_problem(const struct cp_stream *s);
+
+#define cp_stream_for_each(s, h, off) \
+	for ((off) = 0; ((h) = cp_stream_next((s), &(off))); )
+
+/* A record of type t, or NULL: cp_stream_feed() checked its size. */
+#define CP_REC(h, t, st) \
+	((h)->type == (t) ? (const st *)(h) : (const st *)NULL)
+#define cp_rec_sample(h)	CP_REC(h, CAUSALPROF_REC_SAMPLE, struct causalprof_sample)
+#define cp_rec_mmap(h)		CP_REC(h, CAUSALPROF_REC_MMAP, struct causalprof_mmap)
+#define cp_rec_comm(h)		CP_REC(h, CAUSALPROF_REC_COMM, struct causalprof_comm)
+#define cp_rec_fork(h)		CP_REC(h, CAUSALPROF_REC_FORK, struct causalprof_task)
+#define cp_rec_exit(h)		CP_REC(h, CAUSALPROF_REC_EXIT, struct causalprof_task)
+#define cp_rec_lost(h)		CP_REC(h, CAUSALPROF_REC_LOST, struct causalprof_lost)
+
+/* The user frames of a sample: the interrupted user IP, then return addresses. */
+static inline const __u64 *cp_sample_user(const struct causalprof_sample *s)
+{
+	return s->ips + s->nr_kernel;
+}
+
+/* Kernel addresses are in the upper half on x86-64. */
+#define CP_KERNEL_ADDR(ip)	((ip) >= 0xffff800000000000ULL)
 
 /* Generic netlink, raw sockets (no library between the test and the wire) */
 struct cp_nl {
@@ -71,7 +166,31 @@ struct cp_nl {
 	uint32_t family_version;
 	uint32_t seq;
 	char extack[256];	/* extack message of the last request, or "" */
+	void *rbuf;		/* receive buffer, CP_NL_RECV_SIZE */
+	struct cp_stream *stream;	/* where CAUSALPROF_CMD_RECORDS go; NULL: dropped */
 };
+
+/* Large enough for any message: record batches are up to about 64 KiB. */
+#define CP_NL_RECV_SIZE	(256 << 10)
+
+/* One event of CAUSALPROF_A_EVENTS; period 0 and freq 0 leave the attribute out. */
+struct cp_nl_event {
+	uint32_t type;
+	uint64_t config;
+	uint64_t period;
+	uint32_t freq;
+	const char *name;	/* NULL: no CAUSALPROF_EV_A_NAME */
+};
+
+#define CP_EV_CPU_CLOCK(hz) \
+	((struct cp_nl_event){ .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK, \
+			       .freq = (hz), .name = "cpu-clock" })
+#define CP_EV_CYCLES(hz) \
+	((struct cp_nl_event){ .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES, \
+			       .freq = (hz), .name = "cycles" })
+
+/* Both stack flags: what cprof record asks for by default. */
+#define CP_F_STACKS	(CAUSALPROF_F_USER_STACK | CAUSALPROF_F_KERNEL_STACK)
 
 struct cp_nl_status {
 	uint32_t attrs;		/* bit (1 << CAUSALPROF_A_x) per attribute present */
@@ -96,7 +215,15 @@ int cp_nl_request(struct cp_nl *nl, uint8_t cmd, const void *attrs, size_t len,
 void cp_nl_close(struct cp_nl *nl);
 int cp_nl_get_status(struct cp_nl *nl, struct cp_nl_status *st);
 int cp_nl_start(struct cp_nl *nl, uint32_t pid, uint32_t flags, uint64_t *id);
+int cp_nl_start_events(struct cp_nl *nl, uint32_t pid, uint32_t flags,
+		       const struct cp_nl_event *evs, unsigned int nr, uint64_t *id);
 int cp_nl_stop(struct cp_nl *nl);
 int cp_nl_wait_state(struct cp_nl *nl, uint32_t state, int timeout_ms);
+int cp_nl_set_rcvbuf(struct cp_nl *nl, int bytes);
+int cp_nl_pump(struct cp_nl *nl, int timeout_ms);
+int cp_nl_pump_until_exit(struct cp_nl *nl, struct cp_target *t, int timeout_ms);
+int cp_nl_finish(struct cp_nl *nl, int timeout_ms);
+int cp_record(struct cp_nl *nl, struct cp_target *t, char *const argv[], uint32_t flags,
+	      const struct cp_nl_event *evs, unsigned int nr, int timeout_ms);
 
 #endif /* CP_HELPERS_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /proc/causalprof: the status file's format, and the text control file's
- * commands and error codes.
+ * commands (with the sampler's keys) and error codes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +192,46 @@ TEST_F(control, huge_write)
 	expect_status(_metadata, "state", "idle");
 }
 
+/* The sampler's keys, all of them valid: a session starts. */
+TEST_F(control, sampler_keys)
+{
+	static const char *const opts[] = {
+		"event=cpu-clock",
+		"event=cpu-clock freq=1000 callchain=1 inherit=1",
+		"event=cpu-clock period=2000000 callchain=0 inherit=0",
+		/* above the module's max_freq (100000): accepted, and lowered */
+		"event=cpu-clock freq=1000000",
+	};
+	char cmd[128];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(opts); i++) {
+		snprintf(cmd, sizeof(cmd), "%s %s", self->start, opts[i]);
+		EXPECT_EQ(0, cp_control(cmd)) TH_LOG("'%s'", cmd);
+		expect_status(_metadata, "state", "recording");
+		EXPECT_EQ(0, cp_session_reset());
+	}
+}
+
+/* A 1 MiB line of events: rejected whole, and the module stays healthy. */
+TEST_F(control, huge_event_write)
+{
+	size_t len = 1 << 20, n;
+	char *buf;
+
+	buf = malloc(len);
+	ASSERT_NE(NULL, buf);
+	n = snprintf(buf, len, "%s event=", self->start);
+	for (; n + 10 < len; n += 10)
+		memcpy(buf + n, "cpu-clock,", 10);
+	memcpy(buf + n, "cpu-clock", len - n);
+	EXPECT_EQ(-EINVAL, cp_control_write(buf, len));
+	free(buf);
+	expect_status(_metadata, "state", "idle");
+	ASSERT_EQ(0, cp_control(self->start));
+	ASSERT_EQ(0, cp_control("stop"));
+}
+
 FIXTURE(bad_command) {
 	pid_t child;
 };
@@ -208,6 +248,27 @@ FIXTURE_VARIANT_ADD(bad_command, pid_overflow) { .cmd = "start pid=99999999999" 
 FIXTURE_VARIANT_ADD(bad_command, pid_empty) { .cmd = "start pid=" };
 FIXTURE_VARIANT_ADD(bad_command, pid_trailing) { .cmd = "start pid=%dx" };
 FIXTURE_VARIANT_ADD(bad_command, unknown_option) { .cmd = "start pid=%d bogus" };
+/* the sampler's keys */
+FIXTURE_VARIANT_ADD(bad_command, event_unknown) { .cmd = "start pid=%d event=nosuch" };
+FIXTURE_VARIANT_ADD(bad_command, event_empty) { .cmd = "start pid=%d event=" };
+FIXTURE_VARIANT_ADD(bad_command, event_empty_name) { .cmd = "start pid=%d event=cpu-clock," };
+FIXTURE_VARIANT_ADD(bad_command, event_raw_not_hex) { .cmd = "start pid=%d event=rxyz" };
+FIXTURE_VARIANT_ADD(bad_command, events_too_many) {
+	/* nine different events, one more than CAUSALPROF_MAX_EVENTS */
+	.cmd = "start pid=%d event=cycles,instructions,cache-references,cache-misses,"
+	       "branches,branch-misses,cpu-clock,r00c0,r01c2",
+};
+FIXTURE_VARIANT_ADD(bad_command, freq_zero) { .cmd = "start pid=%d event=cpu-clock freq=0" };
+FIXTURE_VARIANT_ADD(bad_command, freq_negative) { .cmd = "start pid=%d event=cpu-clock freq=-5" };
+FIXTURE_VARIANT_ADD(bad_command, freq_overflow) {
+	.cmd = "start pid=%d event=cpu-clock freq=99999999999999999999",
+};
+FIXTURE_VARIANT_ADD(bad_command, period_zero) { .cmd = "start pid=%d event=cpu-clock period=0" };
+FIXTURE_VARIANT_ADD(bad_command, freq_and_period) {
+	.cmd = "start pid=%d event=cpu-clock freq=100 period=100",
+};
+FIXTURE_VARIANT_ADD(bad_command, callchain_2) { .cmd = "start pid=%d callchain=2" };
+FIXTURE_VARIANT_ADD(bad_command, inherit_2) { .cmd = "start pid=%d inherit=2" };
 
 FIXTURE_SETUP(bad_command)
 {
@@ -230,6 +291,12 @@ TEST_F(bad_command, einval)
 	EXPECT_EQ(-EINVAL, cp_control(cmd)) TH_LOG("command '%s'", cmd);
 	ASSERT_EQ(0, cp_status_get("state", state, sizeof(state)));
 	EXPECT_STREQ("idle", state);
+
+	/* still healthy: a plain session starts and stops */
+	snprintf(cmd, sizeof(cmd), "start pid=%d", self->child);
+	ASSERT_EQ(0, cp_control(cmd));
+	ASSERT_EQ(0, cp_control("stop"));
+	ASSERT_EQ(0, cp_wait_state("idle", CP_WAIT_MS));
 }
 
 TEST_HARNESS_MAIN

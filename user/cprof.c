@@ -17,7 +17,7 @@ static const struct cmd {
 	const char *desc;
 } cmds[] = {
 	{ "record", cmd_record, "sample a program, a process or the whole system into a file" },
-	{ "report", cmd_report, "summarize a recording: shares per thread and function" },
+	{ "report", cmd_report, "summarize a recording: top functions, lines, threads, or pprof" },
 	{ "status", cmd_status, "show the module's version, session and counters" },
 	{ "help",   cmd_help,   "show this help, or the help of one command" },
 };

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/auxv.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
@@ -30,7 +31,7 @@
 #include "events.h"
 #include "nl.h"
 #include "recording.h"
-#include "symbols.h"
+#include "symbolize.h"
 
 #define DEFAULT_FREQ		1000
 #define DEFAULT_OUTPUT		"cprof.data"
@@ -100,6 +101,8 @@ struct record {
 	struct early_batch *early;
 	size_t nr_early;
 	int early_err;
+	uint64_t *aligned;	/* a batch, copied: netlink aligns it to 4 bytes only */
+	size_t aligned_size;
 	void *paths;		/* tsearch tree: paths whose build id was recorded */
 	uint64_t t_start, t_end;	/* CLOCK_MONOTONIC ns */
 
@@ -447,7 +450,9 @@ static void take_batch(struct record *r, const unsigned char *p, size_t len)
 			break;
 		case CAUSALPROF_REC_LOST:
 			l = cp_rec_lost(h);
-			if (l)
+			if (l && (h->flags & CAUSALPROF_LOST_F_SIDEBAND))
+				r->sideband += l->lost;
+			else if (l)
 				r->lost += l->lost;
 			break;
 		case CAUSALPROF_REC_MMAP:
@@ -478,10 +483,21 @@ static void on_records(struct cp_nl *nl, uint64_t session_id, const void *recs, 
 
 	(void)nl;
 	if (r->writing) {
-		if (session_id == r->session_id)
-			take_batch(r, recs, len);
-		else
+		if (session_id != r->session_id) {
 			r->foreign++;
+			return;
+		}
+		if (len > r->aligned_size) {
+			free(r->aligned);
+			r->aligned = malloc(len);
+			r->aligned_size = r->aligned ? len : 0;
+			if (!r->aligned) {
+				r->w.err = -ENOMEM;
+				return;
+			}
+		}
+		memcpy(r->aligned, recs, len);
+		take_batch(r, (const unsigned char *)r->aligned, len);
 		return;
 	}
 	/* Before the START reply: keep them until we know our session's id. */
@@ -492,7 +508,7 @@ static void on_records(struct cp_nl *nl, uint64_t session_id, const void *recs, 
 	}
 	r->early = early;
 	early = &r->early[r->nr_early];
-	early->recs = malloc(len ? len : 1);
+	early->recs = malloc(len ? len : 1);	/* malloc aligns to 8 and more */
 	if (!early->recs) {
 		r->early_err = -ENOMEM;
 		return;
@@ -610,6 +626,31 @@ static int write_meta(struct record *r, const struct timespec *real, uint64_t mo
 	ret = cp_rec_put(&r->w, CP_REC_META, text, len);
 	free(text);
 	return ret;
+}
+
+/*
+ * The vDSO's ELF image, for naming its functions later: every 64-bit process
+ * of this kernel maps the same one, so cprof's own will do.
+ */
+static void write_vdso(struct record *r)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR), start, end;
+	char line[256];
+	FILE *f;
+
+	if (!base)
+		return;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "[vdso]") || sscanf(line, "%lx-%lx", &start, &end) != 2)
+			continue;
+		if (start == base && end > start && end - start <= (1 << 20))
+			cp_rec_put(&r->w, CP_REC_VDSO, (const void *)start, end - start);
+		break;
+	}
+	fclose(f);
 }
 
 /* /proc/kallsyms as it is now, for naming the kernel's functions later. */
@@ -842,6 +883,9 @@ static void summary(struct record *r)
 	if (lost)
 		fprintf(stderr, "%s: WARNING: %" PRIu64 " samples lost (%.1f%%): the stream did not keep up; try a lower -F, a larger -c or fewer events\n",
 			r->prog, lost, 100.0 * lost / (lost + r->samples));
+	if (r->sideband)
+		fprintf(stderr, "%s: warning: %" PRIu64 " MMAP, COMM, FORK or EXIT records lost: some samples may not be named\n",
+			r->prog, r->sideband);
 	if (r->bad_batches)
 		fprintf(stderr, "%s: warning: %" PRIu64 " malformed record batches from the module were cut\n",
 			r->prog, r->bad_batches);
@@ -905,10 +949,6 @@ int cmd_record(int argc, char *argv[])
 			strerror(-err));
 		goto out_close_nl;
 	}
-	/* The kernel doubles what it is asked for, and reports that. */
-	if (got < RCVBUF)
-		fprintf(stderr, "%s: the receive buffer is only %d KiB (SO_RCVBUFFORCE needs CAP_NET_ADMIN; net.core.rmem_max caps the rest): samples may be lost under load\n",
-			r.prog, got / 2048);
 	if (setup_signals(&saved)) {
 		fprintf(stderr, "%s: cannot block signals: %s\n", r.prog, strerror(errno));
 		goto out_close_nl;
@@ -918,6 +958,10 @@ int cmd_record(int argc, char *argv[])
 
 	if (start_session(&r))
 		goto out_reap;
+	/* The kernel doubles what it is asked for, and reports that. */
+	if (got < RCVBUF)
+		fprintf(stderr, "%s: the receive buffer is only %d KiB (SO_RCVBUFFORCE needs CAP_NET_ADMIN; net.core.rmem_max caps the rest): samples may be lost under load\n",
+			r.prog, got / 2048);
 	clock_gettime(CLOCK_REALTIME, &real);
 	mono = r.t_start = now_ns();
 
@@ -932,6 +976,7 @@ int cmd_record(int argc, char *argv[])
 			cp_rec_finish(&r.w);
 		goto out_reap;
 	}
+	write_vdso(&r);
 	take_early(&r);
 
 	if (r.child > 0 || r.pid) {
@@ -968,6 +1013,7 @@ out_reap:
 	if (r.pidfd >= 0)
 		close(r.pidfd);
 	drop_early(&r);
+	free(r.aligned);
 	tdestroy(r.paths, free);
 out_close_nl:
 	cp_nl_close(&r.nl);

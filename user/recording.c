@@ -109,14 +109,50 @@ int cp_rec_check(const void *p, size_t avail, uint32_t *size)
 	return 0;
 }
 
-int cp_rec_open(struct cp_rec_reader *r, const char *path)
+/* The file header of the recording at r->map. */
+static int check_header(struct cp_rec_reader *r)
 {
 	struct cp_rec_file_hdr fh;
+
+	if (r->size < sizeof(fh)) {
+		snprintf(r->err, sizeof(r->err), "not a cprof recording (%s)",
+			 r->size ? "too short for a header" : "empty");
+		return -EINVAL;
+	}
+	memcpy(&fh, r->map, sizeof(fh));
+	if (memcmp(fh.magic, CP_REC_MAGIC, sizeof(fh.magic))) {
+		snprintf(r->err, sizeof(r->err), "not a cprof recording (no %s magic)",
+			 CP_REC_MAGIC);
+		return -EINVAL;
+	}
+	if (fh.version != CP_REC_VERSION) {
+		if (__builtin_bswap32(fh.version) == CP_REC_VERSION)
+			snprintf(r->err, sizeof(r->err),
+				 "recorded on a machine of the other byte order");
+		else
+			snprintf(r->err, sizeof(r->err),
+				 "recording format version %" PRIu32 "; this cprof reads version %d",
+				 fh.version, CP_REC_VERSION);
+		return -EINVAL;
+	}
+	if (fh.hdr_size < sizeof(fh) || fh.hdr_size % 8 || fh.hdr_size > r->size) {
+		snprintf(r->err, sizeof(r->err), "corrupt file header: header size %" PRIu32,
+			 fh.hdr_size);
+		return -EINVAL;
+	}
+	r->version = fh.version;
+	r->hdr_size = fh.hdr_size;
+	r->off = fh.hdr_size;
+	return 0;
+}
+
+int cp_rec_open(struct cp_rec_reader *r, const char *path)
+{
 	struct stat st;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0) {
 		ret = -errno;
 		snprintf(r->err, sizeof(r->err), "%s", strerror(errno));
@@ -132,13 +168,11 @@ int cp_rec_open(struct cp_rec_reader *r, const char *path)
 		snprintf(r->err, sizeof(r->err), "not a regular file");
 		goto err_close;
 	}
-	if ((uint64_t)st.st_size < sizeof(fh)) {
-		ret = -EINVAL;
-		snprintf(r->err, sizeof(r->err), "not a cprof recording (%s)",
-			 st.st_size ? "too short for a header" : "empty");
+	r->size = st.st_size;
+	if (r->size < sizeof(struct cp_rec_file_hdr)) {
+		ret = check_header(r);
 		goto err_close;
 	}
-	r->size = st.st_size;
 	r->map = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, r->fd, 0);
 	if (r->map == MAP_FAILED) {
 		ret = -errno;
@@ -146,33 +180,10 @@ int cp_rec_open(struct cp_rec_reader *r, const char *path)
 		r->map = NULL;
 		goto err_close;
 	}
-
-	memcpy(&fh, r->map, sizeof(fh));
-	if (memcmp(fh.magic, CP_REC_MAGIC, sizeof(fh.magic))) {
-		ret = -EINVAL;
-		snprintf(r->err, sizeof(r->err), "not a cprof recording (no %s magic)",
-			 CP_REC_MAGIC);
+	ret = check_header(r);
+	if (ret)
 		goto err_unmap;
-	}
-	if (fh.version != CP_REC_VERSION) {
-		ret = -EINVAL;
-		if (__builtin_bswap32(fh.version) == CP_REC_VERSION)
-			snprintf(r->err, sizeof(r->err),
-				 "recorded on a machine of the other byte order");
-		else
-			snprintf(r->err, sizeof(r->err),
-				 "recording format version %" PRIu32 "; this cprof reads version %d",
-				 fh.version, CP_REC_VERSION);
-		goto err_unmap;
-	}
-	if (fh.hdr_size < sizeof(fh) || fh.hdr_size % 8 || fh.hdr_size > r->size) {
-		ret = -EINVAL;
-		snprintf(r->err, sizeof(r->err), "corrupt file header: header size %" PRIu32,
-			 fh.hdr_size);
-		goto err_unmap;
-	}
-	r->version = fh.version;
-	r->off = fh.hdr_size;
+	madvise((void *)r->map, r->size, MADV_SEQUENTIAL);
 	return 0;
 
 err_unmap:
@@ -182,6 +193,15 @@ err_close:
 	close(r->fd);
 	r->fd = -1;
 	return ret;
+}
+
+int cp_rec_open_mem(struct cp_rec_reader *r, const void *data, size_t size)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	r->map = data;
+	r->size = size;
+	return check_header(r);
 }
 
 int cp_rec_next(struct cp_rec_reader *r, const struct causalprof_record_hdr **rec,
@@ -220,9 +240,29 @@ int cp_rec_next(struct cp_rec_reader *r, const struct causalprof_record_hdr **re
 	return 1;
 }
 
+void cp_rec_rewind(struct cp_rec_reader *r)
+{
+	r->off = r->hdr_size;
+	r->released = 0;
+}
+
+void cp_rec_release(struct cp_rec_reader *r, size_t upto)
+{
+	size_t page = sysconf(_SC_PAGESIZE), start = r->released, end;
+
+	if (r->fd < 0 || upto > r->size)
+		return;
+	end = upto & ~(page - 1);
+	if (end <= start)
+		return;
+	madvise((void *)(r->map + start), end - start, MADV_DONTNEED);
+	r->released = end;
+}
+
 void cp_rec_close(struct cp_rec_reader *r)
 {
-	if (r->map)
+	/* Only a file's map is ours. */
+	if (r->map && r->fd >= 0)
 		munmap((void *)r->map, r->size);
 	if (r->fd >= 0)
 		close(r->fd);
@@ -293,6 +333,14 @@ const struct cp_rec_buildid *cp_rec_buildid(const struct causalprof_record_hdr *
 					      room - b->id_size))
 		return NULL;
 	return b;
+}
+
+const void *cp_rec_vdso(const struct causalprof_record_hdr *h, size_t *len)
+{
+	if (h->type != CP_REC_VDSO)
+		return NULL;
+	*len = h->size - HDR_SIZE;
+	return h + 1;
 }
 
 const char *cp_rec_text(const struct causalprof_record_hdr *h, size_t *len)

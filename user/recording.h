@@ -30,6 +30,7 @@ enum cp_rec_type {
 	CP_REC_META = CP_REC_USER,	/* key=value lines of text */
 	CP_REC_KALLSYMS,		/* /proc/kallsyms as text */
 	CP_REC_BUILDID,			/* struct cp_rec_buildid */
+	CP_REC_VDSO,			/* the vDSO's ELF image */
 };
 
 /* The GNU build id of a mapped file, when the recording first saw it. */
@@ -66,16 +67,23 @@ int cp_rec_check(const void *p, size_t avail, uint32_t *size);
 
 /* Reading. The file is mapped; records stay valid until cp_rec_close(). */
 struct cp_rec_reader {
-	int fd;
+	int fd;				/* -1 when reading memory */
 	const unsigned char *map;
 	size_t size;
 	size_t off;			/* of the next record */
+	size_t released;		/* pages before it may be out of memory */
+	uint32_t hdr_size;
 	uint32_t version;
 	char err[160];			/* why reading stopped early, or failed */
 };
 
-/* Returns 0, or -errno with the reason in r->err. */
+/*
+ * Returns 0, or -errno with the reason in r->err: -EINVAL when the file is
+ * not a recording this cprof reads.
+ */
 int cp_rec_open(struct cp_rec_reader *r, const char *path);
+/* The same for a recording in memory, which must stay there until closed. */
+int cp_rec_open_mem(struct cp_rec_reader *r, const void *data, size_t size);
 /*
  * Returns 1 and the next record in *@rec (at offset *@off when @off is not
  * NULL), 0 at the end of the file, or -ENODATA (the file is truncated) or
@@ -84,6 +92,14 @@ int cp_rec_open(struct cp_rec_reader *r, const char *path);
  */
 int cp_rec_next(struct cp_rec_reader *r, const struct causalprof_record_hdr **rec,
 		uint64_t *off);
+/* Back to the first record. */
+void cp_rec_rewind(struct cp_rec_reader *r);
+/*
+ * The records before offset @upto will not be needed soon: their pages may
+ * leave memory (they come back if read again). Keeps a long read's resident
+ * size bounded.
+ */
+void cp_rec_release(struct cp_rec_reader *r, size_t upto);
 void cp_rec_close(struct cp_rec_reader *r);
 
 /*
@@ -97,6 +113,8 @@ const struct causalprof_task *cp_rec_task(const struct causalprof_record_hdr *h)
 const struct causalprof_lost *cp_rec_lost(const struct causalprof_record_hdr *h);
 const struct causalprof_end *cp_rec_end(const struct causalprof_record_hdr *h);
 const struct cp_rec_buildid *cp_rec_buildid(const struct causalprof_record_hdr *h);
+/* The body of a VDSO record and its length (padding included). */
+const void *cp_rec_vdso(const struct causalprof_record_hdr *h, size_t *len);
 /* The text of a META or KALLSYMS record, and its length up to the first NUL. */
 const char *cp_rec_text(const struct causalprof_record_hdr *h, size_t *len);
 /* The record's time (CLOCK_MONOTONIC ns) if its type has one. */

@@ -1,457 +1,173 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cprof report: per-thread and per-function shares of a recording's samples,
- * per event. A sample's function is the one of its innermost frame: kernel
- * addresses are named from the recording's copy of /proc/kallsyms, user
- * addresses from the files the process had mapped at the time, found by
- * replaying the MMAP, COMM, FORK and EXEC records in time order.
+ * cprof report: a recording as a top table by function, by source line or
+ * by thread, or as pprof profiles (one per event).
+ *
+ * The recording is read twice, in file order, never whole in memory. The
+ * first pass checks every record (any damage stops the report with exit
+ * status 2, unless --force) and keeps the sideband, which is replayed into
+ * the processes' mappings and thread names through time (user/replay.c);
+ * the second resolves each sample against the state of its moment into the
+ * profile (user/resolve.c). Lost samples are booked on a [lost samples]
+ * frame so that the totals are those of everything the session sampled.
  */
 
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <inttypes.h>
-#include <search.h>
-#include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <linux/perf_event.h>
 
 #include "cprof.h"
-#include "recording.h"
-#include "symbols.h"
+#include "pprof.h"
+#include "replay.h"
+#include "report.h"
+#include "resolve.h"
 
 #define DEFAULT_INPUT	"cprof.data"
-#define UNKNOWN		"[unknown]"
-#define KERNEL		"[kernel.kallsyms]"
-/* How far back an exec's own mappings are looked for, in records. */
-#define EXEC_LOOKBACK	10000
+#define NR_EVENTS	256	/* a sample's event is a u8 */
+/* Pages of the recording read this long ago leave memory. */
+#define RELEASE_EVERY	(4 << 20)
 
 static const char usage_text[] =
-	"usage: cprof report [-i FILE]\n"
+	"usage: cprof report [-i FILE] [--lines | --threads] [--event EV] [--force]\n"
+	"                    [--node-fraction F] [--symfs DIR]\n"
+	"       cprof report [-i FILE] --pprof OUT [--labels] [--event EV] [--force]\n"
+	"                    [--symfs DIR]\n"
 	"\n"
-	"Summarize a recording made by 'cprof record': for every event, the share\n"
-	"of its samples' weight per thread, and per function of the innermost\n"
-	"frame.\n"
+	"Summarize a recording made by 'cprof record': for each event, the weight of\n"
+	"its samples (nanoseconds for cpu-clock, events otherwise) by function, as\n"
+	"'pprof -top' shows it, or write it as pprof profiles.\n"
 	"\n"
-	"  -i, --input FILE  read FILE (default " DEFAULT_INPUT ")\n"
-	"  -h, --help        show this help\n";
+	"  -i, --input FILE       read FILE (default " DEFAULT_INPUT ")\n"
+	"      --lines            by source line instead of by function\n"
+	"      --threads          by thread\n"
+	"      --node-fraction F  leave out nodes under F of the total (default 0.005,\n"
+	"                         as pprof; 0 keeps them all)\n"
+	"  -e, --event EV         only event EV (its name, or its index)\n"
+	"  -o, --pprof OUT        write a gzipped pprof profile to OUT ('-': stdout);\n"
+	"                         with several events one per event, OUT.EVENT.pb.gz\n"
+	"                         (OUT without its .pb.gz suffix)\n"
+	"      --labels           pprof samples get pid, tid and comm labels\n"
+	"      --symfs DIR        look for the recorded programs and libraries in DIR\n"
+	"      --force            report a truncated or corrupt recording up to the\n"
+	"                         damage instead of failing\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Exit status: 0 success; 1 failure (cannot read, cannot write); 2 usage error,\n"
+	"or a truncated or corrupt recording (without --force).\n";
 
-struct map {
-	uint64_t start, len, pgoff;
-	uint64_t time_ns;
-	const char *path;	/* interned */
+struct event {
+	char name[64];
+	uint32_t type;
+	uint64_t config, period;
+	uint32_t freq;
+	const char *unit;
+	uint64_t samples, weight;	/* read */
+	uint64_t lost, lost_weight;	/* estimated */
+	char *path;			/* its pprof file */
 };
 
-struct proc {
-	uint32_t pid;		/* the key */
-	struct map *maps;	/* in the order they came: the newest wins */
-	size_t nr, cap;
-};
-
-struct thread {
-	uint32_t tid;		/* the key */
-	const char *comm;	/* interned */
-};
-
-/* One sample, resolved: strings are interned, so equal means same pointer. */
-struct hit {
-	uint32_t pid, tid;
-	uint8_t event;
-	const char *comm;
-	const char *func;
-	const char *module;
-	uint64_t weight;
-};
-
-struct row {
-	const struct hit *first;
-	uint64_t samples, weight;
+enum damage {
+	DAMAGE_NONE,
+	DAMAGE_TRUNCATED,
+	DAMAGE_CORRUPT,
 };
 
 struct report {
-	const char *prog;
-	const char *input;
-	struct cp_rec_reader rd;
-	int read_err;			/* how reading stopped: 0, -ENODATA, -EBADMSG */
+	const struct cp_report_opts *o;
+	struct cp_rec_reader *rd;
 
 	/* META */
-	char *meta[16];
-	char *event_names[CAUSALPROF_MAX_EVENTS];
-	const struct causalprof_record_hdr *kallsyms;
+	char *meta[8];
+	unsigned int nr_events;
+	bool events_known;		/* META said how many */
+	struct event ev[NR_EVENTS];
 
-	/* The records that have a time, sorted by it */
-	const struct causalprof_record_hdr **timed;
-	size_t nr_timed, cap_timed;
-
+	const struct causalprof_record_hdr *kallsyms, *vdso;
 	bool end_seen;
-	uint64_t end_samples, end_lost, lost, malformed;
+	uint64_t end_time, end_samples, end_lost, lost, sideband_lost, skipped, samples;
+	uint64_t first_time, last_time;	/* of the records with a time */
+	unsigned int max_event;		/* + 1, of the samples */
 
+	enum damage damage;
+	char why[256];
+
+	struct cp_profile prof;
+	struct cp_replay replay;
 	struct cp_ksyms *ks;
-	struct cp_usyms *us;
-	void *strings, *procs, *threads;	/* tsearch trees */
-
-	struct hit *hits;
-	size_t nr_hits;
+	struct cp_symbolizer *sym;
+	struct cp_resolver res;
 };
 
 static const char *const meta_keys[] = {
 	"cprof_version", "hostname", "kernel_release", "start_time", "target", "command",
+	"start_monotonic_ns",
 };
 
-static int cmp_str(const void *a, const void *b)
+static const char *meta(const struct report *r, const char *key)
 {
-	return strcmp(a, b);
-}
+	size_t i;
 
-/* The one copy of @s, or NULL when out of memory. */
-static const char *intern(struct report *r, const char *s)
-{
-	char *copy, **slot;
-
-	slot = tfind(s, &r->strings, cmp_str);
-	if (slot)
-		return *slot;
-	copy = strdup(s);
-	if (!copy)
-		return NULL;
-	slot = tsearch(copy, &r->strings, cmp_str);
-	if (!slot) {
-		free(copy);
-		return NULL;
-	}
-	return *slot;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static struct proc *get_proc(struct report *r, uint32_t pid)
-{
-	struct proc *p, **slot;
-
-	slot = tfind(&pid, &r->procs, cmp_u32);
-	if (slot)
-		return *slot;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
-	slot = tsearch(p, &r->procs, cmp_u32);
-	if (!slot) {
-		free(p);
-		return NULL;
-	}
-	return *slot;
-}
-
-static struct thread *get_thread(struct report *r, uint32_t tid)
-{
-	struct thread *t, **slot;
-
-	slot = tfind(&tid, &r->threads, cmp_u32);
-	if (slot)
-		return *slot;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	t->tid = tid;
-	slot = tsearch(t, &r->threads, cmp_u32);
-	if (!slot) {
-		free(t);
-		return NULL;
-	}
-	return *slot;
-}
-
-static void free_proc(void *p)
-{
-	free(((struct proc *)p)->maps);
-	free(p);
-}
-
-static int add_map(struct proc *p, const struct map *m)
-{
-	size_t i, j;
-
-	/* Mappings the new one covers whole are gone. */
-	for (i = j = 0; i < p->nr; i++) {
-		const struct map *old = &p->maps[i];
-
-		if (old->start >= m->start && old->start + old->len <= m->start + m->len)
-			continue;
-		p->maps[j++] = *old;
-	}
-	p->nr = j;
-	if (p->nr == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		struct map *maps = realloc(p->maps, cap * sizeof(*maps));
-
-		if (!maps)
-			return -ENOMEM;
-		p->maps = maps;
-		p->cap = cap;
-	}
-	p->maps[p->nr++] = *m;
-	return 0;
-}
-
-static const struct map *find_map(const struct proc *p, uint64_t addr)
-{
-	size_t i = p->nr;
-
-	while (i--)
-		if (addr - p->maps[i].start < p->maps[i].len)
-			return &p->maps[i];
+	for (i = 0; i < ARRAY_SIZE(meta_keys); i++)
+		if (!strcmp(key, meta_keys[i]))
+			return r->meta[i];
 	return NULL;
 }
 
-/* Drops the mappings of @p older than @time_ns. */
-static void drop_maps_before(struct proc *p, uint64_t time_ns)
+static bool parse_u64(const char *s, size_t len, int base, uint64_t *v)
 {
-	size_t i, j;
+	char buf[32], *end;
 
-	for (i = j = 0; i < p->nr; i++)
-		if (p->maps[i].time_ns >= time_ns)
-			p->maps[j++] = p->maps[i];
-	p->nr = j;
+	if (!len || len >= sizeof(buf) || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	*v = strtoull(buf, &end, base);
+	return !errno && !*end;
 }
 
-static uint64_t rec_time(const struct causalprof_record_hdr *h)
+/* One META line's "event.I.FIELD=VALUE". */
+static void take_event_key(struct report *r, const char *key, const char *val, size_t len)
 {
-	uint64_t t = 0;
+	unsigned int i;
+	struct event *ev;
+	uint64_t v;
+	int n = 0;
+	char field[16];
 
-	cp_rec_time(h, &t);
-	return t;
-}
-
-/* The process a timed record is about, or 0. */
-static uint32_t rec_pid(const struct causalprof_record_hdr *h)
-{
-	const struct causalprof_sample *s;
-	const struct causalprof_mmap *m;
-	const struct causalprof_comm *c;
-	const struct causalprof_task *t;
-
-	if ((s = cp_rec_sample(h)))
-		return s->pid;
-	if ((m = cp_rec_mmap(h)))
-		return m->pid;
-	if ((c = cp_rec_comm(h)))
-		return c->pid;
-	if ((t = cp_rec_task(h)))
-		return t->pid;
-	return 0;
-}
-
-/* Is @path the file a task that exec()ed it is named @comm after? */
-static bool comm_matches(const char *comm, const char *path)
-{
-	const char *base = strrchr(path, '/');
-	size_t len = strlen(comm);
-
-	base = base ? base + 1 : path;
-	/* The kernel keeps TASK_COMM_LEN - 1 = 15 characters of the name. */
-	return len && !strncmp(base, comm, len) && (len >= 15 || !base[len]);
-}
-
-/*
- * The exec at timeline index @at, by a task now called @comm: the process's
- * mappings from before it are gone. The kernel may report the new image's
- * mappings before the exec's COMM (they are made while exec() runs; the exec
- * tracepoint fires when it is done). Those directly precede it, with no
- * record of the process between them but its samples in the kernel (exec()
- * running) and thread exits (exec() ends the other threads); the first is
- * the executable, which the task is named after. They are kept.
- */
-static void apply_exec(struct report *r, size_t at, struct proc *p, const char *comm)
-{
-	uint64_t keep_from = rec_time(r->timed[at]);
-	size_t i = at, seen = 0;
-
-	while (i-- && seen++ < EXEC_LOOKBACK) {
-		const struct causalprof_record_hdr *h = r->timed[i];
-		const struct causalprof_sample *s;
-		const struct causalprof_mmap *m;
-
-		if (rec_pid(h) != p->pid)
-			continue;
-		m = cp_rec_mmap(h);
-		if (m) {
-			keep_from = m->time_ns;
-			if (comm_matches(comm, m->path))
-				break;
-			continue;
-		}
-		s = cp_rec_sample(h);
-		if (s && !(s->sflags & CAUSALPROF_SAMPLE_F_USER))
-			continue;
-		if (h->type == CAUSALPROF_REC_EXIT)
-			continue;
-		break;
+	if (sscanf(key, "event.%u.%15[a-z]%n", &i, field, &n) != 2 || key[n] || i >= NR_EVENTS)
+		return;
+	ev = &r->ev[i];
+	if (!strcmp(field, "name")) {
+		if (len >= sizeof(ev->name))
+			len = sizeof(ev->name) - 1;
+		memcpy(ev->name, val, len);
+		ev->name[len] = '\0';
+	} else if (!strcmp(field, "type") && parse_u64(val, len, 10, &v)) {
+		ev->type = v;
+	} else if (!strcmp(field, "config") && parse_u64(val, len, 0, &v)) {
+		ev->config = v;
+	} else if (!strcmp(field, "period") && parse_u64(val, len, 10, &v)) {
+		ev->period = v;
+	} else if (!strcmp(field, "freq") && parse_u64(val, len, 10, &v)) {
+		ev->freq = v;
 	}
-	drop_maps_before(p, keep_from);
 }
 
-/* A module name in brackets, like perf's "[ext4]". */
-static const char *kmod_name(struct report *r, const char *mod)
-{
-	char buf[128];
-
-	snprintf(buf, sizeof(buf), "[%s]", mod);
-	return intern(r, buf);
-}
-
-static int resolve(struct report *r, const struct causalprof_sample *s, struct hit *h)
-{
-	const struct thread *t;
-	const struct proc *p;
-	const struct map *m;
-	const char *name = NULL, *mod = NULL;
-	uint64_t ip;
-
-	h->pid = s->pid;
-	h->tid = s->tid;
-	h->event = s->event;
-	h->weight = s->period;
-	t = get_thread(r, s->tid);
-	if (!t)
-		return -ENOMEM;
-	h->comm = t->comm ? t->comm : intern(r, UNKNOWN);
-	h->module = intern(r, "");
-
-	if (s->nr_kernel) {
-		ip = s->ips[0];
-		h->module = intern(r, KERNEL);
-		if (r->ks)
-			name = cp_ksyms_find(r->ks, ip, &mod);
-		if (mod)
-			h->module = kmod_name(r, mod);
-	} else if (s->nr_user) {
-		ip = s->ips[0];
-		p = get_proc(r, s->pid);
-		if (!p)
-			return -ENOMEM;
-		m = find_map(p, ip);
-		if (m) {
-			h->module = m->path;
-			name = cp_usyms_find(r->us, m->path, ip - m->start + m->pgoff);
-		}
-	}
-	h->func = intern(r, name ? name : UNKNOWN);
-	if (!h->comm || !h->func || !h->module)
-		return -ENOMEM;
-	return 0;
-}
-
-static int copy_maps(struct proc *to, const struct proc *from)
-{
-	struct map *maps = NULL;
-
-	if (from->nr) {
-		maps = malloc(from->nr * sizeof(*maps));
-		if (!maps)
-			return -ENOMEM;
-		memcpy(maps, from->maps, from->nr * sizeof(*maps));
-	}
-	free(to->maps);
-	to->maps = maps;
-	to->nr = to->cap = from->nr;
-	return 0;
-}
-
-static int comm_of(struct report *r, const struct causalprof_comm *c, const char **comm)
-{
-	char buf[sizeof(c->comm) + 1];
-
-	memcpy(buf, c->comm, sizeof(c->comm));
-	buf[sizeof(c->comm)] = '\0';
-	*comm = intern(r, buf);
-	return *comm ? 0 : -ENOMEM;
-}
-
-/* Replays the timeline: mappings and names as they were, each sample resolved. */
-static int replay(struct report *r)
-{
-	size_t i;
-	int ret;
-
-	r->hits = calloc(r->nr_timed ? r->nr_timed : 1, sizeof(*r->hits));
-	if (!r->hits)
-		return -ENOMEM;
-	for (i = 0; i < r->nr_timed; i++) {
-		const struct causalprof_record_hdr *h = r->timed[i];
-		const struct causalprof_sample *s;
-		const struct causalprof_mmap *m;
-		const struct causalprof_comm *c;
-		const struct causalprof_task *t;
-		struct thread *th, *parent;
-		struct proc *p, *pp;
-
-		if ((s = cp_rec_sample(h))) {
-			ret = resolve(r, s, &r->hits[r->nr_hits]);
-			if (ret)
-				return ret;
-			r->nr_hits++;
-		} else if ((m = cp_rec_mmap(h))) {
-			struct map map = {
-				.start = m->start, .len = m->len, .pgoff = m->pgoff,
-				.time_ns = m->time_ns, .path = intern(r, m->path),
-			};
-
-			p = get_proc(r, m->pid);
-			if (!p || !map.path || add_map(p, &map))
-				return -ENOMEM;
-		} else if ((c = cp_rec_comm(h))) {
-			th = get_thread(r, c->tid);
-			if (!th || comm_of(r, c, &th->comm))
-				return -ENOMEM;
-			if (h->flags & CAUSALPROF_COMM_F_EXEC) {
-				p = get_proc(r, c->pid);
-				if (!p)
-					return -ENOMEM;
-				apply_exec(r, i, p, th->comm);
-			}
-		} else if ((t = cp_rec_task(h)) && h->type == CAUSALPROF_REC_FORK) {
-			th = get_thread(r, t->tid);
-			parent = get_thread(r, t->ptid);
-			if (!th || !parent)
-				return -ENOMEM;
-			if (parent->comm)
-				th->comm = parent->comm;
-			if (t->pid == t->ppid)
-				continue;	/* a thread: same mappings */
-			p = get_proc(r, t->pid);
-			pp = get_proc(r, t->ppid);
-			if (!p || !pp || copy_maps(p, pp))
-				return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
-static int cmp_timed(const void *a, const void *b)
-{
-	const struct causalprof_record_hdr *x = *(const void *const *)a;
-	const struct causalprof_record_hdr *y = *(const void *const *)b;
-	uint64_t tx = rec_time(x), ty = rec_time(y);
-
-	if (tx != ty)
-		return tx < ty ? -1 : 1;
-	return x < y ? -1 : x > y;	/* same time: file order */
-}
-
-static void take_meta(struct report *r, const struct causalprof_record_hdr *h)
+static int take_meta(struct report *r, const struct causalprof_record_hdr *h)
 {
 	size_t len, i, klen;
 	const char *text = cp_rec_text(h, &len), *line, *end, *eq;
-	unsigned int ev;
+	uint64_t v;
 	char key[64];
-	int n;
 
 	for (line = text; line < text + len; line = end + 1) {
 		end = memchr(line, '\n', text + len - line);
@@ -468,271 +184,604 @@ static void take_meta(struct report *r, const struct causalprof_record_hdr *h)
 				continue;
 			free(r->meta[i]);
 			r->meta[i] = strndup(eq + 1, end - eq - 1);
+			if (!r->meta[i])
+				return -ENOMEM;
 		}
-		n = 0;
-		if (sscanf(key, "event.%u.name%n", &ev, &n) == 1 && n && !key[n] &&
-		    ev < CAUSALPROF_MAX_EVENTS) {
-			free(r->event_names[ev]);
-			r->event_names[ev] = strndup(eq + 1, end - eq - 1);
+		if (!strcmp(key, "events") && parse_u64(eq + 1, end - eq - 1, 10, &v) &&
+		    v <= NR_EVENTS) {
+			r->nr_events = v;
+			r->events_known = true;
 		}
+		take_event_key(r, key, eq + 1, end - eq - 1);
 	}
-}
-
-static const char *meta(const struct report *r, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(meta_keys); i++)
-		if (!strcmp(key, meta_keys[i]))
-			return r->meta[i];
-	return NULL;
-}
-
-static int add_timed(struct report *r, const struct causalprof_record_hdr *h)
-{
-	if (r->nr_timed == r->cap_timed) {
-		size_t cap = r->cap_timed ? r->cap_timed * 2 : 4096;
-		const struct causalprof_record_hdr **timed;
-
-		timed = realloc(r->timed, cap * sizeof(*timed));
-		if (!timed)
-			return -ENOMEM;
-		r->timed = timed;
-		r->cap_timed = cap;
-	}
-	r->timed[r->nr_timed++] = h;
 	return 0;
 }
 
-static bool timed_valid(const struct causalprof_record_hdr *h)
+static const char *type_name(uint16_t type)
 {
-	switch (h->type) {
-	case CAUSALPROF_REC_SAMPLE:
-		return cp_rec_sample(h);
-	case CAUSALPROF_REC_MMAP:
-		return cp_rec_mmap(h);
-	case CAUSALPROF_REC_COMM:
-		return cp_rec_comm(h);
-	case CAUSALPROF_REC_FORK:
-	case CAUSALPROF_REC_EXIT:
-		return cp_rec_task(h);
+	switch (type) {
+	case CAUSALPROF_REC_SAMPLE:	return "SAMPLE";
+	case CAUSALPROF_REC_MMAP:	return "MMAP";
+	case CAUSALPROF_REC_COMM:	return "COMM";
+	case CAUSALPROF_REC_FORK:	return "FORK";
+	case CAUSALPROF_REC_EXIT:	return "EXIT";
+	case CAUSALPROF_REC_LOST:	return "LOST";
+	case CAUSALPROF_REC_END:	return "END";
+	case CP_REC_BUILDID:		return "BUILDID";
 	}
-	return false;
-}
-
-/* Reads every record it can; a damaged tail ends the reading, not the report. */
-static int read_all(struct report *r)
-{
-	const struct causalprof_record_hdr *h;
-	const struct cp_rec_buildid *b;
-	const struct causalprof_lost *l;
-	const struct causalprof_end *e;
-	int ret;
-
-	while ((ret = cp_rec_next(&r->rd, &h, NULL)) > 0) {
-		switch (h->type) {
-		case CAUSALPROF_REC_SAMPLE:
-		case CAUSALPROF_REC_MMAP:
-		case CAUSALPROF_REC_COMM:
-		case CAUSALPROF_REC_FORK:
-		case CAUSALPROF_REC_EXIT:
-			if (!timed_valid(h))
-				r->malformed++;
-			else if (add_timed(r, h))
-				return -ENOMEM;
-			break;
-		case CAUSALPROF_REC_LOST:
-			l = cp_rec_lost(h);
-			if (l)
-				r->lost += l->lost;
-			else
-				r->malformed++;
-			break;
-		case CAUSALPROF_REC_END:
-			e = cp_rec_end(h);
-			if (!e) {
-				r->malformed++;
-				break;
-			}
-			r->end_seen = true;
-			r->end_samples = e->samples;
-			r->end_lost = e->lost;
-			break;
-		case CP_REC_META:
-			take_meta(r, h);
-			break;
-		case CP_REC_KALLSYMS:
-			r->kallsyms = h;
-			break;
-		case CP_REC_BUILDID:
-			b = cp_rec_buildid(h);
-			if (!b)
-				r->malformed++;
-			else if (cp_usyms_expect(r->us, (const char *)b->data + b->id_size,
-						 b->data, b->id_size) == -ENOMEM)
-				return -ENOMEM;
-			break;
-		}
-	}
-	r->read_err = ret;
-	return 0;
-}
-
-static int cmp_thread_key(const void *a, const void *b)
-{
-	const struct hit *x = a, *y = b;
-
-	if (x->event != y->event)
-		return x->event < y->event ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return strcmp(x->comm, y->comm);
-}
-
-static int cmp_func_key(const void *a, const void *b)
-{
-	const struct hit *x = a, *y = b;
-	int c;
-
-	if (x->event != y->event)
-		return x->event < y->event ? -1 : 1;
-	c = strcmp(x->func, y->func);
-	return c ? c : strcmp(x->module, y->module);
-}
-
-static int cmp_row_weight(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-
-	if (x->weight != y->weight)
-		return x->weight > y->weight ? -1 : 1;
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
-	return x->first < y->first ? -1 : x->first > y->first;
+	return "record";
 }
 
 /*
- * The hits of one event, @hits sorted by @cmp, summed into rows by @cmp's
- * key, heaviest first. Returns the number of rows, or -ENOMEM.
+ * A record that cannot be what its type says: damage (reading stops), or
+ * with --force one more record skipped. Returns true to stop.
  */
-static long make_rows(const struct hit *hits, size_t nr, int (*cmp)(const void *, const void *),
-		      struct row **rows)
-{
-	size_t i, n = 0;
+static bool malformed(struct report *r, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-	*rows = calloc(nr ? nr : 1, sizeof(**rows));
-	if (!*rows)
-		return -ENOMEM;
-	for (i = 0; i < nr; i++) {
-		if (!n || cmp((*rows)[n - 1].first, &hits[i]))
-			(*rows)[n++].first = &hits[i];
-		(*rows)[n - 1].samples++;
-		(*rows)[n - 1].weight += hits[i].weight;
+static bool malformed(struct report *r, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (r->o->force) {
+		r->skipped++;
+		return false;
 	}
-	qsort(*rows, n, sizeof(**rows), cmp_row_weight);
-	return n;
+	n = snprintf(r->why, sizeof(r->why), "corrupt record at offset %" PRIu64 ": ", off);
+	va_start(ap, fmt);
+	vsnprintf(r->why + n, sizeof(r->why) - n, fmt, ap);
+	va_end(ap);
+	r->damage = DAMAGE_CORRUPT;
+	return true;
 }
 
-static double share(uint64_t part, uint64_t samples, uint64_t total_weight,
-		    uint64_t total_samples)
+static void note_time(struct report *r, const struct causalprof_record_hdr *h)
 {
-	if (total_weight)
-		return 100.0 * part / total_weight;
-	return total_samples ? 100.0 * samples / total_samples : 0;
+	uint64_t t;
+
+	if (!cp_rec_time(h, &t))
+		return;
+	if (!r->first_time || t < r->first_time)
+		r->first_time = t;
+	if (t > r->last_time)
+		r->last_time = t;
 }
 
-static int print_event(struct report *r, unsigned int ev, struct hit *hits, size_t nr)
+/* A sample report can use (the same checks in both passes). */
+static const struct causalprof_sample *usable_sample(const struct report *r,
+						    const struct causalprof_record_hdr *h)
 {
-	uint64_t weight = 0;
-	struct row *rows;
-	long n, i;
-	size_t j;
+	const struct causalprof_sample *s = cp_rec_sample(h);
 
-	for (j = 0; j < nr; j++)
-		weight += hits[j].weight;
-	printf("\n# event %u: %s: %zu samples, weight %" PRIu64 "\n", ev,
-	       ev < CAUSALPROF_MAX_EVENTS && r->event_names[ev] ? r->event_names[ev] : "?",
-	       nr, weight);
+	if (!s || (s->event >= r->nr_events && r->events_known))
+		return NULL;
+	return s;
+}
 
-	qsort(hits, nr, sizeof(*hits), cmp_thread_key);
-	n = make_rows(hits, nr, cmp_thread_key, &rows);
-	if (n < 0)
-		return n;
-	printf("\n# threads\n#%9s %9s %8s %8s  %s\n", "weight%", "samples", "pid", "tid", "comm");
-	for (i = 0; i < n; i++)
-		printf("%9.2f%% %9" PRIu64 " %8" PRIu32 " %8" PRIu32 "  %s\n",
-		       share(rows[i].weight, rows[i].samples, weight, nr), rows[i].samples,
-		       rows[i].first->pid, rows[i].first->tid, rows[i].first->comm);
-	free(rows);
+/* Checks one record and keeps what report needs of it. 1: stop reading. */
+static int take_record(struct report *r, const struct causalprof_record_hdr *h, uint64_t off)
+{
+	const struct causalprof_sample *s;
+	const struct cp_rec_buildid *b;
+	const struct causalprof_lost *l;
+	const struct causalprof_end *e;
+	bool valid;
+	int ret;
 
-	qsort(hits, nr, sizeof(*hits), cmp_func_key);
-	n = make_rows(hits, nr, cmp_func_key, &rows);
-	if (n < 0)
-		return n;
-	printf("\n# functions (innermost frame)\n#%9s %9s  %s\n", "weight%", "samples",
-	       "function  [module]");
-	for (i = 0; i < n; i++) {
-		const struct hit *h = rows[i].first;
-
-		printf("%9.2f%% %9" PRIu64 "  %s",
-		       share(rows[i].weight, rows[i].samples, weight, nr), rows[i].samples,
-		       h->func);
-		/* Paths get brackets; "[kernel.kallsyms]" and "[ext4]" have them. */
-		if (h->module[0] == '[')
-			printf("  %s", h->module);
-		else if (h->module[0])
-			printf("  [%s]", h->module);
-		putchar('\n');
+	note_time(r, h);
+	switch (h->type) {
+	case CAUSALPROF_REC_SAMPLE:
+		s = cp_rec_sample(h);
+		if (!s)
+			return malformed(r, off, "a SAMPLE of %" PRIu32 " bytes is too short for its header and addresses",
+					 h->size);
+		if (!usable_sample(r, h))
+			return malformed(r, off, "a SAMPLE of event %u; the recording has %u event%s",
+					 s->event, r->nr_events, r->nr_events == 1 ? "" : "s");
+		r->samples++;
+		if (s->event >= r->max_event)
+			r->max_event = s->event + 1;
+		return 0;
+	case CAUSALPROF_REC_MMAP:
+	case CAUSALPROF_REC_COMM:
+	case CAUSALPROF_REC_FORK:
+	case CAUSALPROF_REC_EXIT:
+		valid = h->type == CAUSALPROF_REC_MMAP ? !!cp_rec_mmap(h) :
+			h->type == CAUSALPROF_REC_COMM ? !!cp_rec_comm(h) : !!cp_rec_task(h);
+		if (!valid)
+			return malformed(r, off, "a%s %s of %" PRIu32 " bytes is too short or lacks its NUL",
+					 h->type == CAUSALPROF_REC_MMAP ? "n" : "",
+					 type_name(h->type), h->size);
+		return cp_replay_add(&r->replay, h, off);
+	case CAUSALPROF_REC_LOST:
+		l = cp_rec_lost(h);
+		if (!l)
+			return malformed(r, off, "a LOST of %" PRIu32 " bytes is too short", h->size);
+		if (h->flags & CAUSALPROF_LOST_F_SIDEBAND)
+			r->sideband_lost += l->lost;
+		else
+			r->lost += l->lost;
+		return 0;
+	case CAUSALPROF_REC_END:
+		e = cp_rec_end(h);
+		if (!e)
+			return malformed(r, off, "an END of %" PRIu32 " bytes is too short", h->size);
+		r->end_seen = true;
+		r->end_time = e->time_ns;
+		r->end_samples = e->samples;
+		r->end_lost = e->lost;
+		return 0;
+	case CP_REC_META:
+		return take_meta(r, h);
+	case CP_REC_KALLSYMS:
+		r->kallsyms = h;
+		return 0;
+	case CP_REC_VDSO:
+		r->vdso = h;
+		return 0;
+	case CP_REC_BUILDID:
+		b = cp_rec_buildid(h);
+		if (!b || b->id_size > CP_BUILD_ID_MAX)
+			return malformed(r, off, "a BUILDID of %" PRIu32 " bytes is malformed",
+					 h->size);
+		ret = cp_sym_expect(r->sym, (const char *)b->data + b->id_size, b->data,
+				    b->id_size);
+		return ret == -ENOMEM ? ret : 0;
 	}
-	free(rows);
+	return 0;	/* a type this cprof does not know */
+}
+
+/* Every record up to the end or the damage. 0, or -ENOMEM. */
+static int read_all(struct report *r)
+{
+	const struct causalprof_record_hdr *h;
+	uint64_t off;
+	int ret;
+
+	ret = cp_rec_next(r->rd, &h, &off);
+	if (ret > 0 && h->type != CP_REC_META) {
+		snprintf(r->why, sizeof(r->why),
+			 "corrupt: the first record (offset %" PRIu64 ") is not the META record",
+			 off);
+		r->damage = DAMAGE_CORRUPT;
+		if (!r->o->force)
+			return 0;
+	}
+	for (; ret > 0; ret = cp_rec_next(r->rd, &h, &off)) {
+		ret = take_record(r, h, off);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			return 0;
+		if (off - r->rd->released >= RELEASE_EVERY)
+			cp_rec_release(r->rd, off);
+	}
+	if (ret == -ENODATA) {
+		snprintf(r->why, sizeof(r->why), "%s: the recording was cut short (was cprof record killed, or the disk full?)",
+			 r->rd->err);
+		r->damage = DAMAGE_TRUNCATED;
+	} else if (ret) {
+		snprintf(r->why, sizeof(r->why), "%s", r->rd->err);
+		r->damage = DAMAGE_CORRUPT;
+	} else if (!r->end_seen && !r->kallsyms) {
+		/* cprof record always finishes with KALLSYMS, and END mostly. */
+		snprintf(r->why, sizeof(r->why),
+			 "truncated at offset %zu: it ends without the session's END record; the recording was cut short (was cprof record killed?)",
+			 r->rd->size);
+		r->damage = DAMAGE_TRUNCATED;
+	}
 	return 0;
 }
 
-static int cmp_hit_event(const void *a, const void *b)
+/*
+ * Calls @fn for every usable sample, in file order, up to where the first
+ * pass stopped.
+ */
+static int for_each_sample(struct report *r,
+			   int (*fn)(struct report *r, const struct causalprof_sample *s,
+				     struct cp_key at))
 {
-	const struct hit *x = a, *y = b;
-
-	return x->event < y->event ? -1 : x->event > y->event;
-}
-
-static void print_header(const struct report *r)
-{
-	const char *v;
-
-	printf("# cprof report of %s\n", r->input);
-	if ((v = meta(r, "start_time")))
-		printf("# recorded %s on %s, kernel %s, cprof %s\n", v,
-		       meta(r, "hostname") ?: "?", meta(r, "kernel_release") ?: "?",
-		       meta(r, "cprof_version") ?: "?");
-	if ((v = meta(r, "command")))
-		printf("# command: %s (pid %s)\n", v, meta(r, "target") ?: "?");
-	else if ((v = meta(r, "target")))
-		printf("# target: %s%s\n", strcmp(v, "system-wide") ? "process " : "", v);
-	printf("# %zu samples, %" PRIu64 " lost%s\n", r->nr_hits,
-	       r->end_seen ? r->end_lost : r->lost,
-	       r->end_seen ? "" : "; no END record: the recording was cut short");
-}
-
-static int print_report(struct report *r)
-{
-	size_t i, j;
+	const struct causalprof_record_hdr *h;
+	const struct causalprof_sample *s;
+	uint64_t off;
 	int ret;
 
-	print_header(r);
-	if (!r->nr_hits)
-		printf("\n# no samples\n");
-	if (r->nr_hits)
-		qsort(r->hits, r->nr_hits, sizeof(*r->hits), cmp_hit_event);
-	for (i = 0; i < r->nr_hits; i = j) {
-		for (j = i; j < r->nr_hits && r->hits[j].event == r->hits[i].event; j++)
-			;
-		ret = print_event(r, r->hits[i].event, r->hits + i, j - i);
+	cp_rec_rewind(r->rd);
+	while (cp_rec_next(r->rd, &h, &off) > 0) {
+		if (off - r->rd->released >= RELEASE_EVERY)
+			cp_rec_release(r->rd, off);
+		s = usable_sample(r, h);
+		if (!s)
+			continue;
+		ret = fn(r, s, (struct cp_key){ s->time_ns, off });
+		if (ret)
+			return ret;
+	}
+	cp_rec_release(r->rd, r->rd->size);
+	return 0;
+}
+
+static int check_sample(struct report *r, const struct causalprof_sample *s, struct cp_key at)
+{
+	cp_replay_check_sample(&r->replay, s, at);
+	return 0;
+}
+
+static int resolve_sample(struct report *r, const struct causalprof_sample *s, struct cp_key at)
+{
+	r->ev[s->event].samples++;
+	r->ev[s->event].weight += s->period;
+	return cp_resolve_sample(&r->res, s, at);
+}
+
+/*
+ * The sideband replayed, then every sample resolved against it. Returns 0,
+ * -ENOMEM or 1 (damage, reported in r->why).
+ */
+static int replay(struct report *r)
+{
+	long checks = cp_replay_prepare(&r->replay);
+	int ret;
+
+	if (checks < 0)
+		return checks;
+	if (checks)
+		for_each_sample(r, check_sample);
+	ret = cp_replay_build(&r->replay);
+	if (ret == -E2BIG && !r->o->force) {
+		snprintf(r->why, sizeof(r->why),
+			 "corrupt record at offset %" PRIu64 ": a process with more than %u mappings",
+			 r->replay.bad_off, CP_MAX_MAPS);
+		r->damage = DAMAGE_CORRUPT;
+		return 1;
+	}
+	if (ret && ret != -E2BIG)
+		return ret;
+	return for_each_sample(r, resolve_sample);
+}
+
+static uint64_t event_period(const struct event *ev)
+{
+	if (ev->period)
+		return ev->period;
+	if (ev->freq && !strcmp(ev->unit, "nanoseconds"))
+		return 1000000000ULL / ev->freq;
+	return ev->samples ? ev->weight / ev->samples : 0;
+}
+
+/*
+ * Lost samples carry no event: each event gets a share in proportion to its
+ * samples, each lost one weighing its event's average period.
+ */
+static int book_lost(struct report *r)
+{
+	uint64_t lost = r->end_seen ? r->end_lost : r->lost, given = 0, part;
+	unsigned int i, heaviest = 0;
+	int ret;
+
+	/* What the module counted but never reached the file is lost too. */
+	if (r->end_seen && r->end_samples > r->samples)
+		lost += r->end_samples - r->samples;
+	if (!lost)
+		return 0;
+	for (i = 0; i < r->nr_events; i++) {
+		if (r->ev[i].samples > r->ev[heaviest].samples)
+			heaviest = i;
+		if (!r->samples)
+			continue;
+		part = (unsigned __int128)lost * r->ev[i].samples / r->samples;
+		r->ev[i].lost = part;
+		given += part;
+	}
+	r->ev[heaviest].lost += lost - given;
+	for (i = 0; i < r->nr_events; i++) {
+		if (!r->ev[i].lost)
+			continue;
+		r->ev[i].lost_weight = r->ev[i].lost * event_period(&r->ev[i]);
+		ret = cp_resolve_lost(&r->res, i, r->ev[i].lost, r->ev[i].lost_weight);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+static void setup_events(struct report *r)
+{
+	unsigned int i;
+	struct event *ev;
+
+	if (!r->events_known)
+		r->nr_events = r->max_event;	/* no count in META: every index used */
+	for (i = 0; i < r->nr_events; i++) {
+		ev = &r->ev[i];
+		if (!ev->name[0])
+			snprintf(ev->name, sizeof(ev->name), "event%u", i);
+		if ((ev->type == PERF_TYPE_SOFTWARE && (ev->config == PERF_COUNT_SW_CPU_CLOCK ||
+							ev->config == PERF_COUNT_SW_TASK_CLOCK)) ||
+		    (!ev->type && !ev->config && !strcmp(ev->name, "cpu-clock")))
+			ev->unit = "nanoseconds";
+		else
+			ev->unit = "count";
+	}
+}
+
+/* The event --event names, or -1. */
+static int find_event(const struct report *r, const char *want)
+{
+	uint64_t v;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_events; i++)
+		if (!strcmp(r->ev[i].name, want))
+			return i;
+	if (parse_u64(want, strlen(want), 10, &v) && v < r->nr_events)
+		return v;
+	return -1;
+}
+
+static void print_header(const struct report *r)
+{
+	FILE *out = r->o->out;
+	const char *v;
+
+	fprintf(out, "# cprof report of %s\n", r->o->input);
+	if ((v = meta(r, "start_time")))
+		fprintf(out, "# recorded %s on %s, kernel %s, cprof %s\n", v,
+			meta(r, "hostname") ?: "?", meta(r, "kernel_release") ?: "?",
+			meta(r, "cprof_version") ?: "?");
+	if ((v = meta(r, "command")))
+		fprintf(out, "# command: %s (pid %s)\n", v, meta(r, "target") ?: "?");
+	else if ((v = meta(r, "target")))
+		fprintf(out, "# target: %s%s\n", strcmp(v, "system-wide") ? "process " : "", v);
+}
+
+static int print_text(struct report *r, int only)
+{
+	FILE *out = r->o->out;
+	char total[32];
+	unsigned int i;
+	int ret;
+
+	print_header(r);
+	for (i = 0; i < r->nr_events; i++) {
+		const struct event *ev = &r->ev[i];
+
+		if (only >= 0 && (int)i != only)
+			continue;
+		cp_top_format(total, sizeof(total), ev->weight + ev->lost_weight, ev->unit);
+		fprintf(out, "# event %u: %s: %" PRIu64 " samples, %" PRIu64 " lost, total %s\n",
+			i, ev->name, ev->samples, ev->lost, total);
+		ret = cp_top_print(out, &r->prof, i, ev->unit, r->o->view, r->o->fraction);
+		if (ret)
+			return ret;
+		if (i + 1 < r->nr_events && only < 0)
+			fputc('\n', out);
+	}
+	if (!r->nr_events)
+		fprintf(out, "# no samples\n");
+	return 0;
+}
+
+/* "2025-01-31T12:00:00.123Z" as ns since the epoch, or 0. */
+static int64_t parse_time(const char *s)
+{
+	struct tm tm = { 0 };
+	const char *rest;
+	unsigned int ms = 0;
+	time_t t;
+
+	if (!s)
+		return 0;
+	rest = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!rest)
+		return 0;
+	if (*rest == '.' && sscanf(rest, ".%3u", &ms) != 1)
+		ms = 0;
+	t = timegm(&tm);
+	if (t == (time_t)-1 || t < 0 || t >= INT64_MAX / 1000000000 - 1)
+		return 0;
+	return (int64_t)t * 1000000000 + (int64_t)ms * 1000000;
+}
+
+static int64_t duration(const struct report *r)
+{
+	uint64_t start = 0, end = r->end_seen ? r->end_time : 0;
+	const char *v = meta(r, "start_monotonic_ns");
+
+	if (r->last_time > end)
+		end = r->last_time;
+	if (!v || !parse_u64(v, strlen(v), 10, &start))
+		start = r->first_time;
+	return end > start && end - start < INT64_MAX ? (int64_t)(end - start) : 0;
+}
+
+/*
+ * The main program's mapping: the target's executable if the recording
+ * knows it, else the one with most of @event's samples (innermost frame).
+ */
+static uint32_t main_mapping(struct report *r, unsigned int event)
+{
+	const char *target = meta(r, "target");
+	struct cp_profile *p = &r->prof;
+	uint64_t pid, *weight, best = 0;
+	const struct cp_proc *proc;
+	uint32_t found = 0;
+	size_t i;
+
+	if (target && parse_u64(target, strlen(target), 10, &pid) && pid <= UINT32_MAX &&
+	    (proc = cp_replay_find_proc(&r->replay, pid)) && proc->exe) {
+		for (i = 0; i < p->nr_mappings; i++)
+			if (!p->mappings[i].kernel && p->mappings[i].file == proc->exe)
+				return i + 1;
+	}
+	weight = calloc(p->nr_mappings + 1, sizeof(*weight));
+	if (!weight)
+		return 0;
+	for (i = 0; i < p->nr_samples; i++) {
+		const struct cp_prof_sample *s = &p->samples[i];
+		const struct cp_prof_location *l;
+
+		if (s->event != event || !s->nr_locs)
+			continue;
+		l = &p->locations[p->loc_ids[s->loc]];
+		if (l->mapping && !p->mappings[l->mapping - 1].kernel)
+			weight[l->mapping - 1] += s->weight;
+	}
+	for (i = 0; i < p->nr_mappings; i++) {
+		if (weight[i] > best) {
+			best = weight[i];
+			found = i + 1;
+		}
+	}
+	free(weight);
+	return found;
+}
+
+/* OUT.EVENT.pb.gz, OUT without its .pb.gz (or .gz); duplicate names get .I. */
+static int event_paths(struct report *r, int only)
+{
+	const char *out = r->o->pprof;
+	size_t len = strlen(out);
+	unsigned int i, j;
+	char name[80], *p;
+	bool dup;
+	int ret;
+
+	if (only >= 0 || r->nr_events <= 1) {
+		r->ev[only >= 0 ? only : 0].path = strdup(out);
+		return r->ev[only >= 0 ? only : 0].path ? 0 : -ENOMEM;
+	}
+	if (len > 6 && !strcmp(out + len - 6, ".pb.gz"))
+		len -= 6;
+	else if (len > 3 && !strcmp(out + len - 3, ".gz"))
+		len -= 3;
+	for (i = 0; i < r->nr_events; i++) {
+		for (dup = false, j = 0; j < r->nr_events && !dup; j++)
+			dup = j != i && !strcmp(r->ev[i].name, r->ev[j].name);
+		snprintf(name, sizeof(name), "%s", r->ev[i].name);
+		/* Keep it one file name. */
+		for (p = name; *p; p++)
+			if (*p == '/')
+				*p = '_';
+		if (dup)
+			ret = asprintf(&r->ev[i].path, "%.*s.%s.%u.pb.gz", (int)len, out, name, i);
+		else
+			ret = asprintf(&r->ev[i].path, "%.*s.%s.pb.gz", (int)len, out, name);
+		if (ret < 0) {
+			r->ev[i].path = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int write_one(struct report *r, unsigned int i)
+{
+	struct event *ev = &r->ev[i];
+	const char *comments[4];
+	char buf[3][512];
+	struct cp_pprof_info info = {
+		.event = i,
+		.name = ev->name,
+		.unit = ev->unit,
+		.period = event_period(ev),
+		.time_nanos = parse_time(meta(r, "start_time")),
+		.duration_nanos = duration(r),
+		.main = main_mapping(r, i),
+		.labels = r->o->labels,
+		.comments = comments,
+	};
+	bool to_stdout = !strcmp(ev->path, "-"), regular;
+	struct stat st;
+	FILE *f;
+	int ret, err;
+
+	snprintf(buf[0], sizeof(buf[0]), "cprof %s report of %s", CPROF_VERSION, r->o->input);
+	comments[info.nr_comments++] = buf[0];
+	if (meta(r, "command")) {
+		snprintf(buf[1], sizeof(buf[1]), "command: %s", meta(r, "command"));
+		comments[info.nr_comments++] = buf[1];
+	}
+	if (ev->lost) {
+		snprintf(buf[2], sizeof(buf[2]), "%" PRIu64 " samples lost, on [lost samples]",
+			 ev->lost);
+		comments[info.nr_comments++] = buf[2];
+	}
+
+	f = to_stdout ? stdout : fopen(ev->path, "we");
+	if (!f) {
+		fprintf(r->o->err, "%s: cannot create %s: %s\n", r->o->prog, ev->path,
+			strerror(errno));
+		return 1;
+	}
+	/* A half-written profile is removed; a device or a FIFO never is. */
+	regular = !to_stdout && !fstat(fileno(f), &st) && S_ISREG(st.st_mode);
+	errno = 0;
+	ret = cp_pprof_write(f, &r->prof, &info);
+	err = errno;
+	if (!to_stdout && fclose(f) && !ret) {
+		ret = -EIO;
+		err = errno;
+	}
+	if (ret && regular)
+		unlink(ev->path);
+	if (ret == -ENOMEM)
+		return -ENOMEM;
+	if (ret) {
+		fprintf(r->o->err, "%s: cannot write %s: %s\n", r->o->prog,
+			to_stdout ? "to standard output" : ev->path,
+			err ? strerror(err) : "write error");
+		return 1;
+	}
+	return 0;
+}
+
+static int write_pprof(struct report *r, int only)
+{
+	unsigned int i;
+	int ret;
+
+	if (!strcmp(r->o->pprof, "-") && only < 0 && r->nr_events > 1) {
+		fprintf(r->o->err,
+			"%s: %u events make %u profiles: pick one with --event for standard output\n",
+			r->o->prog, r->nr_events, r->nr_events);
+		return 2;
+	}
+	if (!r->nr_events) {
+		/* Not one sample: an empty profile all the same. */
+		r->nr_events = 1;
+		setup_events(r);
+	}
+	ret = event_paths(r, only);
+	if (ret)
+		return ret;
+	for (i = 0; i < r->nr_events; i++) {
+		if (only >= 0 && (int)i != only)
+			continue;
+		ret = write_one(r, i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void warn_damage(const struct report *r)
+{
+	const char *prog = r->o->prog, *in = r->o->input;
+
+	if (r->damage)
+		fprintf(r->o->err, "%s: warning: %s: %s; reporting the records before it (--force)\n",
+			prog, in, r->why);
+	else if (!r->end_seen)
+		fprintf(r->o->err, "%s: warning: %s has no END record: the session's stream was cut\n",
+			prog, in);
+	if (r->skipped)
+		fprintf(r->o->err, "%s: warning: %s: %" PRIu64 " malformed records skipped (--force)\n",
+			prog, in, r->skipped);
+	if (r->sideband_lost)
+		fprintf(r->o->err, "%s: warning: %s: the module dropped %" PRIu64 " MMAP, COMM, FORK or EXIT records: some samples may be attributed wrongly\n",
+			prog, in, r->sideband_lost);
 }
 
 static void free_report(struct report *r)
@@ -741,34 +790,160 @@ static void free_report(struct report *r)
 
 	for (i = 0; i < ARRAY_SIZE(r->meta); i++)
 		free(r->meta[i]);
-	for (i = 0; i < ARRAY_SIZE(r->event_names); i++)
-		free(r->event_names[i]);
-	free(r->timed);
-	free(r->hits);
+	for (i = 0; i < NR_EVENTS; i++)
+		free(r->ev[i].path);
+	cp_resolve_free(&r->res);
+	cp_replay_free(&r->replay);
+	cp_prof_free(&r->prof);
 	cp_ksyms_free(r->ks);
-	cp_usyms_free(r->us);
-	tdestroy(r->procs, free_proc);
-	tdestroy(r->threads, free);
-	tdestroy(r->strings, free);
-	cp_rec_close(&r->rd);
+	cp_sym_free(r->sym);
+}
+
+int cp_report(const struct cp_report_opts *o, struct cp_rec_reader *rd)
+{
+	struct report *r;
+	const void *data;
+	const char *text;
+	unsigned int i;
+	size_t len;
+	int ret = 1, only = -1, err;
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		fprintf(o->err, "%s: out of memory\n", o->prog);
+		return 1;
+	}
+	r->o = o;
+	r->rd = rd;
+	cp_replay_init(&r->replay, &r->prof.strs);
+	if (cp_prof_init(&r->prof))
+		goto out_nomem;
+	r->sym = cp_sym_new(o->symfs, o->err);
+	if (!r->sym)
+		goto out_nomem;
+
+	err = read_all(r);
+	if (err)
+		goto out_nomem;
+	if (r->damage && !o->force) {
+		fprintf(o->err, "%s: %s: %s; --force reports the records before it\n", o->prog,
+			o->input, r->why);
+		ret = 2;
+		goto out_free;
+	}
+	setup_events(r);
+	if (o->event) {
+		only = find_event(r, o->event);
+		if (only < 0) {
+			fprintf(o->err, "%s: %s has no event '%s'; it has:", o->prog, o->input,
+				o->event);
+			for (i = 0; i < r->nr_events; i++)
+				fprintf(o->err, " %u (%s)", i, r->ev[i].name);
+			fprintf(o->err, "%s\n", r->nr_events ? "" : " none");
+			ret = 2;
+			goto out_free;
+		}
+	}
+	warn_damage(r);
+
+	if (r->kallsyms) {
+		text = cp_rec_text(r->kallsyms, &len);
+		r->ks = cp_ksyms_new(text, len);
+	}
+	if (r->vdso) {
+		data = cp_rec_vdso(r->vdso, &len);
+		if (cp_sym_add_image(r->sym, "[vdso]", data, len) == -ENOMEM)
+			goto out_nomem;
+	}
+	cp_resolve_init(&r->res, &r->prof, &r->replay, r->ks, r->sym, o->labels);
+	err = replay(r);
+	if (err == 1) {
+		fprintf(o->err, "%s: %s: %s; --force reports the records before it\n", o->prog,
+			o->input, r->why);
+		ret = 2;
+		goto out_free;
+	}
+	if (err || book_lost(r) || cp_resolve_finish(&r->res))
+		goto out_nomem;
+
+	if (o->pprof)
+		err = write_pprof(r, only);
+	else
+		err = print_text(r, only);
+	if (err == -ENOMEM)
+		goto out_nomem;
+	ret = err;
+	goto out_free;
+
+out_nomem:
+	fprintf(o->err, "%s: out of memory\n", o->prog);
+	ret = 1;
+out_free:
+	free_report(r);
+	free(r);
+	return ret;
 }
 
 int cmd_report(int argc, char *argv[])
 {
+	enum { OPT_LINES = 0x100, OPT_THREADS, OPT_LABELS, OPT_SYMFS, OPT_FORCE, OPT_FRACTION };
 	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "help",  no_argument,	      NULL, 'h' },
+		{ "input",   required_argument, NULL, 'i' },
+		{ "lines",   no_argument,	NULL, OPT_LINES },
+		{ "threads", no_argument,	NULL, OPT_THREADS },
+		{ "event",   required_argument, NULL, 'e' },
+		{ "pprof",   required_argument, NULL, 'o' },
+		{ "labels",  no_argument,	NULL, OPT_LABELS },
+		{ "symfs",   required_argument, NULL, OPT_SYMFS },
+		{ "force",   no_argument,	NULL, OPT_FORCE },
+		{ "node-fraction", required_argument, NULL, OPT_FRACTION },
+		{ "help",    no_argument,	NULL, 'h' },
 		{ }
 	};
-	struct report r = { .prog = argv[0], .input = DEFAULT_INPUT, .rd = { .fd = -1 } };
-	const char *text;
-	size_t len;
-	int ret = 1, err, c;
+	struct cp_report_opts o = {
+		.prog = argv[0], .input = DEFAULT_INPUT, .out = stdout, .err = stderr,
+		.fraction = CP_TOP_FRACTION,
+	};
+	char *end;
+	struct cp_rec_reader rd;
+	bool lines = false, threads = false;
+	int c, err, ret;
 
-	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:e:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			r.input = optarg;
+			o.input = optarg;
+			break;
+		case OPT_LINES:
+			lines = true;
+			break;
+		case OPT_THREADS:
+			threads = true;
+			break;
+		case 'e':
+			o.event = optarg;
+			break;
+		case 'o':
+			o.pprof = optarg;
+			break;
+		case OPT_LABELS:
+			o.labels = true;
+			break;
+		case OPT_SYMFS:
+			o.symfs = optarg;
+			break;
+		case OPT_FORCE:
+			o.force = true;
+			break;
+		case OPT_FRACTION:
+			errno = 0;
+			o.fraction = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !(o.fraction >= 0 && o.fraction <= 1)) {
+				fprintf(stderr, "%s: --node-fraction takes a number from 0 to 1, not '%s'\n",
+					o.prog, optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -779,55 +954,33 @@ int cmd_report(int argc, char *argv[])
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", r.prog, argv[optind]);
+		fprintf(stderr, "%s: unexpected argument '%s'\n", o.prog, argv[optind]);
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	if ((lines && threads) || (o.pprof && (lines || threads))) {
+		fprintf(stderr, "%s: --lines, --threads and --pprof exclude each other\n", o.prog);
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (o.labels && !o.pprof) {
+		fprintf(stderr, "%s: --labels is for --pprof\n", o.prog);
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (o.pprof && !*o.pprof) {
+		fprintf(stderr, "%s: --pprof takes a file name\n", o.prog);
+		return 2;
+	}
+	o.view = lines ? CP_VIEW_LINES : threads ? CP_VIEW_THREADS : CP_VIEW_FUNCTIONS;
 
-	err = cp_rec_open(&r.rd, r.input);
+	err = cp_rec_open(&rd, o.input);
 	if (err) {
-		fprintf(stderr, "%s: %s: %s\n", r.prog, r.input, r.rd.err);
-		return 1;
+		fprintf(stderr, "%s: %s: %s\n", o.prog, o.input, rd.err);
+		/* Not a recording (or a damaged header) is damage; a missing file is not. */
+		return err == -EINVAL ? 2 : 1;
 	}
-	r.us = cp_usyms_new();
-	if (!r.us)
-		goto out_nomem;
-	if (read_all(&r))
-		goto out_nomem;
-	if (r.read_err == -ENODATA)
-		fprintf(stderr, "%s: warning: %s: %s; reporting the records before it\n",
-			r.prog, r.input, r.rd.err);
-	else if (r.read_err)
-		fprintf(stderr, "%s: %s: %s; reporting the records before it\n", r.prog,
-			r.input, r.rd.err);
-	else if (!r.end_seen)
-		fprintf(stderr, "%s: warning: %s has no END record: the recording was cut short\n",
-			r.prog, r.input);
-	if (r.malformed)
-		fprintf(stderr, "%s: warning: %s: %" PRIu64 " malformed records skipped\n",
-			r.prog, r.input, r.malformed);
-	if (r.kallsyms) {
-		text = cp_rec_text(r.kallsyms, &len);
-		r.ks = cp_ksyms_new(text, len);
-	}
-
-	if (r.nr_timed)
-		qsort(r.timed, r.nr_timed, sizeof(*r.timed), cmp_timed);
-	if (replay(&r))
-		goto out_nomem;
-	if (print_report(&r))
-		goto out_nomem;
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "%s: cannot write the report: %s\n", r.prog, strerror(errno));
-		goto out_free;
-	}
-	/* A damaged file reports what it can, and fails. */
-	ret = r.read_err == -EBADMSG ? 1 : 0;
-	goto out_free;
-
-out_nomem:
-	fprintf(stderr, "%s: out of memory\n", r.prog);
-out_free:
-	free_report(&r);
+	ret = cp_report(&o, &rd);
+	cp_rec_close(&rd);
 	return ret;
 }

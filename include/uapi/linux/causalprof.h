@@ -27,34 +27,57 @@
  *
  * CAUSALPROF_CMD_SESSION_START (control)
  *   Starts the one session the module runs at a time; the requesting socket
- *   becomes its owner. When the owner's socket closes, the session stops.
- *   Fails with -EBUSY while another session runs, -ESRCH if the target does
- *   not exist.
+ *   becomes its owner and receives the session's CAUSALPROF_CMD_RECORDS,
+ *   from right after the reply on. When the owner's socket closes, the
+ *   session stops. Fails with -EBUSY while another session runs, -ESRCH if
+ *   the target does not exist, -ENODEV while the module unloads, and with
+ *   the kernel's error (-ENOENT without a PMU, ...) when an event cannot be
+ *   sampled; the extack message then names the event as the user spelled
+ *   it: "cycles: no hardware PMU (ENOENT); try -e cpu-clock".
  *     CAUSALPROF_A_TARGET_PID: NLA_U32, required unless CAUSALPROF_F_SYSTEM_WIDE
  *     CAUSALPROF_A_FLAGS: NLA_U32, CAUSALPROF_F_*; unknown bits are -EINVAL
+ *       SYSTEM_WIDE: every task but the idle tasks, instead of a target
+ *       NO_INHERIT: do not follow the processes the target forks (its
+ *                   threads are always sampled)
+ *       USER_STACK: samples carry the user stack (frame pointers), not
+ *                   only the user IP of samples taken in user mode
+ *       KERNEL_STACK: samples taken in the kernel carry the kernel stack,
+ *                   not only the interrupted IP
  *     CAUSALPROF_A_EVENTS: NLA_NESTED, up to CAUSALPROF_MAX_EVENTS of
  *       CAUSALPROF_A_EVENT: NLA_NESTED
- *         CAUSALPROF_EV_A_TYPE: NLA_U32, perf_event_attr.type
+ *         CAUSALPROF_EV_A_TYPE: NLA_U32, perf_event_attr.type: HARDWARE,
+ *                               HW_CACHE, RAW, or SOFTWARE with config
+ *                               PERF_COUNT_SW_CPU_CLOCK
  *         CAUSALPROF_EV_A_CONFIG: NLA_U64, perf_event_attr.config
  *         CAUSALPROF_EV_A_PERIOD: NLA_U64, sample every N events, or
  *         CAUSALPROF_EV_A_FREQ: NLA_U32, target samples per second per CPU
+ *                               (above the module's max_freq: lowered)
  *         CAUSALPROF_EV_A_NAME: NLA_NUL_STRING, the user's spelling, for
  *                               error messages
  *       The index of an event in this list is the event number carried by
- *       its samples.
+ *       its samples. Without CAUSALPROF_A_EVENTS the session samples
+ *       nothing and streams only MMAP, COMM, FORK and EXIT records.
  *   Reply: CAUSALPROF_A_SESSION_ID.
  *
  * CAUSALPROF_CMD_SESSION_STOP (control)
  *   Stops the running session. Only its owner, or a caller with
  *   CAP_SYS_ADMIN, may stop it (-EPERM otherwise); -ENOENT without one.
- *   The last CAUSALPROF_CMD_RECORDS message of the session carries a
- *   CAUSALPROF_REC_END record.
+ *   The session's last records follow the ack; the last
+ *   CAUSALPROF_CMD_RECORDS message of the session carries a
+ *   CAUSALPROF_REC_END record. Wait for END rather than for the ack alone:
+ *   netlink drops any message, acks included, that finds the receive queue
+ *   full.
  *
  * CAUSALPROF_CMD_RECORDS (kernel -> session owner, unicast)
  *     CAUSALPROF_A_SESSION_ID: NLA_U64
  *     CAUSALPROF_A_RECORDS: NLA_BINARY, a batch of stream records: each
  *       starts with struct causalprof_record_hdr and is padded to 8 bytes.
- *   Records keep their order per CPU; across CPUs, order by time_ns.
+ *   A message is at most 32 KiB. Records keep their order per CPU; across
+ *   CPUs, and between samples and the other records, order by time_ns. A
+ *   MMAP, COMM, FORK or EXIT record never arrives after a sample taken
+ *   after it. When the owner's receive queue is full, records wait in the
+ *   module and samples that find no room are counted in LOST records: a
+ *   client should use a large SO_RCVBUF(FORCE) and NETLINK_NO_ENOBUFS.
  *
  * CAUSALPROF_CMD_EXPERIMENT_START (control, owner only)
  *     CAUSALPROF_A_EXPERIMENT: NLA_NESTED
@@ -79,7 +102,8 @@
  *
  * Text control: /proc/causalprof/control accepts one command per write,
  * e.g. "start pid=123 event=cpu-clock freq=1000" or "stop", with the same
- * checks; see Documentation/causalprof.rst.
+ * checks; see Documentation/causalprof.rst. Its sessions have no owner:
+ * their records are counted and dropped.
  */
 
 #ifndef _UAPI_LINUX_CAUSALPROF_H
@@ -171,6 +195,9 @@ enum causalprof_stat {
 	CAUSALPROF_STAT_RECORDS_SENT,	/* records delivered to owners */
 	CAUSALPROF_STAT_SIDEBAND_LOST,	/* mmap/comm/fork/exit records dropped */
 	CAUSALPROF_STAT_TARGET_OVERFLOW, /* processes not followed: table full */
+	CAUSALPROF_STAT_RECORDS_DROPPED, /* records never delivered: no owner,
+					  * owner gone, or not reading at stop
+					  */
 	__CAUSALPROF_STAT_LAST
 };
 #define CAUSALPROF_STAT_MAX (__CAUSALPROF_STAT_LAST - 1)
@@ -263,7 +290,12 @@ struct causalprof_sample {
 #define CAUSALPROF_SAMPLE_F_USER	(1U << 0)	/* interrupted in user mode */
 #define CAUSALPROF_SAMPLE_F_TRUNCATED	(1U << 1)	/* stack cut at the limit */
 
-/* An executable file-backed mapping of a target process. */
+/*
+ * An executable mapping of a target process: its file's path, or the name
+ * of a special mapping ("[vdso]"). Reported for the mappings a process has
+ * when the session starts, and for every new one. A FORK's new process
+ * starts with its parent's mappings.
+ */
 struct causalprof_mmap {
 	struct causalprof_record_hdr hdr;
 	__u64	time_ns;
@@ -275,7 +307,10 @@ struct causalprof_mmap {
 	char	path[];		/* NUL-terminated, then padded */
 };
 
-/* hdr.flags of a COMM record: the task exec()ed; its old mappings are gone. */
+/*
+ * hdr.flags of a COMM record: the task exec()ed; the process's mappings
+ * reported before this record are gone, those after it are the new image's.
+ */
 #define CAUSALPROF_COMM_F_EXEC		(1U << 0)
 
 struct causalprof_comm {
@@ -296,7 +331,15 @@ struct causalprof_task {
 	__u32	ptid;		/* parent's tid (FORK only) */
 };
 
-/* Samples dropped on one CPU since the previous LOST record of that CPU. */
+/*
+ * Samples dropped on one CPU since the previous LOST record of that CPU.
+ * With CAUSALPROF_LOST_F_SIDEBAND in hdr.flags, lost instead counts MMAP,
+ * COMM, FORK and EXIT records dropped (all CPUs) since the previous such
+ * record, and cpu is CAUSALPROF_LOST_CPU_NONE.
+ */
+#define CAUSALPROF_LOST_F_SIDEBAND	(1U << 0)
+#define CAUSALPROF_LOST_CPU_NONE	0xffffffffU
+
 struct causalprof_lost {
 	struct causalprof_record_hdr hdr;
 	__u64	time_ns;

@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Sampling overhead: a CPU-bound 2-thread workload run unprofiled, under
+# "cprof record" and under "perf record" at the same event (cpu-clock),
+# rate and call-graph setting, at 1 kHz and 10 kHz. Runs are interleaved
+# (the order rotates every repetition) and medians are compared, since TCG
+# timings vary by about 10 % from run to run. The workload times its own
+# work, so perf's start-up (~9 s in the VM) is not counted.
+#
+# Env: CAUSALPROF_REPO, CAUSALPROF_KO, CPROF (set by the VM harness);
+# REPS (default 5), ITERS (default 150000000).
+
+repo=${CAUSALPROF_REPO:?}
+wl=$repo/build/bench/workload
+reps=${REPS:-5}
+iters=${ITERS:-150000000}
+tmp=$(mktemp -d)
+
+grep -q '^causalprof ' /proc/modules || insmod "${CAUSALPROF_KO:?}" || exit 1
+command -v perf > /dev/null || { echo "perf is not installed"; exit 1; }
+
+elapsed() { sed -n 's/^elapsed_ns //p' "$1"; }
+
+# run MODE RATE: prints the workload's elapsed ns
+run()
+{
+	case $1 in
+	base)
+		"$wl" 2 "$iters" > "$tmp/out" ;;
+	cprof)
+		"$CPROF" record -e cpu-clock -F "$2" -o "$tmp/c.data" -- \
+			"$wl" 2 "$iters" > "$tmp/out" 2> "$tmp/cprof.err"
+		sed -n 's/.*recorded \([0-9]*\) samples (\([0-9]*\) lost).*/\1 \2/p' \
+			"$tmp/cprof.err" >> "$tmp/cprof.$2.summary" ;;
+	perf)
+		perf record -q -e cpu-clock -F "$2" -g -o "$tmp/p.data" -- \
+			"$wl" 2 "$iters" > "$tmp/out" 2> "$tmp/perf.err" ;;
+	esac || { echo "$1 at $2 Hz failed:"; cat "$tmp"/*.err 2>/dev/null; return 1; }
+	elapsed "$tmp/out"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+echo "RESULT "
+echo "RESULT ## Sampling overhead ($(date -u '+%Y-%m-%d %H:%M UTC'), \`make bench\`, bench/sampling.sh)"
+echo "RESULT "
+echo "RESULT QEMU/TCG, 2 vCPUs, kernel $(uname -r); workload: 2 threads x $iters rounds;"
+echo "RESULT cpu-clock with call stacks; $reps interleaved repetitions, medians."
+echo "RESULT "
+echo "RESULT | rate | unprofiled (ms) | cprof (ms) | cprof overhead | perf (ms) | perf overhead | cprof / perf overhead | cprof samples (lost) |"
+echo "RESULT | --- | --- | --- | --- | --- | --- | --- | --- |"
+for rate in 1000 10000; do
+	: > "$tmp/base"; : > "$tmp/cprof"; : > "$tmp/perf"
+	i=0
+	while [ $i -lt "$reps" ]; do
+		case $((i % 3)) in
+		0) order="base cprof perf" ;;
+		1) order="cprof perf base" ;;
+		2) order="perf base cprof" ;;
+		esac
+		for m in $order; do
+			t=$(run "$m" "$rate") || exit 1
+			echo "$t" >> "$tmp/$m"
+			echo "# $rate Hz rep $i $m $t ns"
+		done
+		i=$((i + 1))
+	done
+	b=$(median < "$tmp/base"); c=$(median < "$tmp/cprof"); p=$(median < "$tmp/perf")
+	samples=$(awk '{ s += $1; l += $2 } END { printf "%d per run (%d lost in all)", s / NR, l }' \
+		"$tmp/cprof.$rate.summary")
+	awk -v r="$rate" -v b="$b" -v c="$c" -v p="$p" -v s="$samples" 'BEGIN {
+		co = (c - b) / b * 100; po = (p - b) / b * 100
+		ratio = po > 0 ? sprintf("%.2f", co / po) : "n/a"
+		printf "RESULT | %d Hz | %.0f | %.0f | %+.1f %% | %.0f | %+.1f %% | %s | %s |\n",
+			r, b / 1e6, c / 1e6, co, p / 1e6, po, ratio, s
+	}'
+done
+rm -rf "$tmp"

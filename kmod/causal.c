@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Experiments: Coz's virtual speedups, in the kernel. While an experiment
+ * runs, a sample of a target thread whose user IP, or one of whose user
+ * return addresses - 1, lies in the selected code is a hit: the thread's
+ * local delay grows by speedup * period, and the global delay becomes the
+ * largest local one. Every target thread owes global - local and pays by
+ * sleeping in task context: the overflow handler queues task_work that
+ * runs on the thread's return to user mode. A thread woken by a target
+ * thread inherits its waker's local delay (it does not pay again for what
+ * its waker accounted); a new thread starts with its parent's.
+ *
+ * Contexts: cp_causal_sample() runs in NMI or hard irq, the hooks under
+ * the scheduler's locks; both only read exp and update the task table with
+ * atomics. Start and stop run under the session lock. A stop makes every
+ * later hook a no-op, waits (synchronize_rcu()) for those that saw the
+ * experiment running, then wakes every payer.
+ *
+ * Queued work holds a module reference, taken in the handler with
+ * try_module_get() (which fails once rmmod found no reference) and dropped
+ * as the work's last action: the module cannot go while a task_works list
+ * points at its code or its table (task_work_cancel() is not exported).
+ */
+
+#include "causal.h"
+#include "tasks.h"
+
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/init.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/task_work.h>
+#include <linux/timekeeping.h>
+#include <linux/wait.h>
+
+static unsigned int max_pause_us = 10000;
+module_param(max_pause_us, uint, 0644);
+MODULE_PARM_DESC(max_pause_us, "Longest single payment, microseconds (default 10000)");
+
+static struct {
+	u32 id;			/* current or last experiment; 0: none yet */
+	u32 live;		/* id while running, else 0 */
+	u32 speedup;		/* per mille */
+	unsigned int nr_ranges;
+	struct cp_range ranges[CP_MAX_RANGES];
+	u64 start_ns, end_ns;	/* CLOCK_MONOTONIC */
+	u64 max_pause_ns;
+	atomic64_t global;	/* ns */
+	atomic64_t hits;
+	atomic64_t payments;
+	atomic64_t paid_ns;
+	atomic64_t tasks_paid;
+	atomic64_t capped;
+	atomic64_t inherited;
+	atomic64_t table_full;
+	atomic_t paying;	/* tasks asleep in a payment */
+} exp;
+
+static DECLARE_WAIT_QUEUE_HEAD(pay_wq);
+static DECLARE_WAIT_QUEUE_HEAD(done_wq);
+
+/* The running experiment's id, or 0. Its settings are visible once this is. */
+static u32 exp_current(void)
+{
+	/* Pairs with the release in cp_causal_start(). */
+	return smp_load_acquire(&exp.live);
+}
+
+static bool exp_live(u32 id)
+{
+	return exp_current() == id;
+}
+
+bool cp_causal_running(void)
+{
+	return READ_ONCE(exp.live);
+}
+
+/* Under the session lock, with the session's hooks and counters running. */
+int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr)
+{
+	int ret;
+
+	if (exp.live)
+		return -EBUSY;
+	if (speedup > 1000 || !nr || nr > CP_MAX_RANGES)
+		return -EINVAL;
+	ret = cp_tasks_reset();
+	if (ret)
+		return ret;
+
+	exp.speedup = speedup;
+	exp.nr_ranges = nr;
+	memcpy(exp.ranges, ranges, nr * sizeof(*ranges));
+	exp.max_pause_ns = max(READ_ONCE(max_pause_us), 1U) * NSEC_PER_USEC;
+	atomic64_set(&exp.global, 0);
+	atomic64_set(&exp.hits, 0);
+	atomic64_set(&exp.payments, 0);
+	atomic64_set(&exp.paid_ns, 0);
+	atomic64_set(&exp.tasks_paid, 0);
+	atomic64_set(&exp.capped, 0);
+	atomic64_set(&exp.inherited, 0);
+	atomic64_set(&exp.table_full, 0);
+	exp.start_ns = ktime_get_ns();
+	exp.end_ns = 0;
+	exp.id++;
+	if (!exp.id)
+		exp.id++;
+	/* Settings and table first: pairs with exp_current(). */
+	smp_store_release(&exp.live, exp.id);
+	return 0;
+}
+
+/*
+ * Under the session lock. Debts are cancelled: nothing is queued or paid
+ * for this experiment any more, and sleeping payers wake up.
+ */
+int cp_causal_stop(void)
+{
+	if (!exp.live)
+		return -ENOENT;
+	WRITE_ONCE(exp.live, 0);
+	exp.end_ns = ktime_get_ns();
+	/* Handlers and hooks that saw it running are done. */
+	synchronize_rcu();
+	wake_up_all(&pay_wq);
+	/* The payers' totals are final once they are awake. */
+	wait_event_timeout(done_wq, !atomic_read(&exp.paying), HZ);
+	return 0;
+}
+
+/* At unload: the module's references say no work is queued any more. */
+void cp_causal_uninit(void)
+{
+	cp_tasks_free();
+}
+
+static void account(struct cp_task *t, u64 slept, bool capped)
+{
+	atomic64_add(slept, &t->local);
+	atomic64_add(slept, &t->paid_ns);
+	atomic_inc(&t->payments);
+	atomic64_inc(&exp.payments);
+	atomic64_add(slept, &exp.paid_ns);
+	if (capped)
+		atomic64_inc(&exp.capped);
+	if (!(atomic_fetch_or(CP_TASK_PAID, &t->flags) & CP_TASK_PAID))
+		atomic64_inc(&exp.tasks_paid);
+}
+
+/*
+ * task_work, on the way back to user mode (or in do_exit()): sleep off what
+ * the thread owes, up to max_pause_us; the next sample queues the rest.
+ * As in Coz, the time actually slept is what is credited.
+ */
+static void pay(struct callback_head *work)
+{
+	struct cp_task *t = container_of(work, struct cp_task, work);
+	u32 id = t->exp;
+	s64 owed;
+	u64 t0, amount;
+
+	if (!(current->flags & PF_EXITING) && exp_live(id)) {
+		owed = atomic64_read(&exp.global) - atomic64_read(&t->local);
+		if (owed > 0) {
+			amount = min_t(u64, owed, exp.max_pause_ns);
+			atomic_inc(&exp.paying);
+			atomic_or(CP_TASK_PAYING, &t->flags);
+			t0 = ktime_get_ns();
+			__wait_event_hrtimeout(pay_wq, !exp_live(id), ns_to_ktime(amount),
+					       TASK_KILLABLE);
+			if (exp_live(id))
+				account(t, ktime_get_ns() - t0, amount < owed);
+			atomic_andnot(CP_TASK_PAYING, &t->flags);
+			if (atomic_dec_and_test(&exp.paying))
+				wake_up(&done_wq);
+		}
+	}
+	/*
+	 * Last: once the reference is gone the module may be unloaded.
+	 * free_module()'s synchronize_rcu() covers the preemption-disabled
+	 * part; what is left is the return itself (preempt_enable() schedules
+	 * only with preempt=full).
+	 */
+	preempt_disable();
+	atomic_andnot(CP_TASK_QUEUED, &t->flags);
+	module_put(THIS_MODULE);
+	preempt_enable();
+}
+
+static bool in_ranges(pid_t tgid, const u64 *uips, unsigned int nu)
+{
+	unsigned int i, r;
+	u64 ip;
+
+	for (i = 0; i < nu; i++) {
+		ip = i ? uips[i] - 1 : uips[0];
+		for (r = 0; r < exp.nr_ranges; r++)
+			if (exp.ranges[r].tgid == tgid && ip >= exp.ranges[r].start &&
+			    ip < exp.ranges[r].end)
+				return true;
+	}
+	return false;
+}
+
+static void raise_global(s64 local)
+{
+	s64 g = atomic64_read(&exp.global);
+
+	while (local > g && !atomic64_try_cmpxchg(&exp.global, &g, local))
+		;
+}
+
+/* NMI or hard irq, current is a target task. */
+void cp_causal_sample(u64 period, bool timed, const u64 *uips, unsigned int nu)
+{
+	u32 id = exp_current();
+	struct cp_task *t;
+
+	if (!id || (current->flags & (PF_KTHREAD | PF_EXITING)))
+		return;
+	t = cp_task_get(current->pid, true);
+	if (!t) {
+		atomic64_inc(&exp.table_full);
+		return;
+	}
+	if (atomic_read(&t->flags) & CP_TASK_PAYING)
+		return;
+	if (timed && nu && in_ranges(current->tgid, uips, nu)) {
+		atomic64_inc(&exp.hits);
+		raise_global(atomic64_add_return(period * exp.speedup / 1000, &t->local));
+	}
+	if (atomic64_read(&exp.global) <= atomic64_read(&t->local))
+		return;
+	if (atomic_fetch_or(CP_TASK_QUEUED, &t->flags) & CP_TASK_QUEUED)
+		return;
+	/* Fails once rmmod has seen no reference: nothing may be queued then. */
+	if (!try_module_get(THIS_MODULE)) {
+		atomic_andnot(CP_TASK_QUEUED, &t->flags);
+		return;
+	}
+	t->exp = id;
+	init_task_work(&t->work, pay);
+	if (task_work_add(current, &t->work, TWA_RESUME)) {
+		atomic_andnot(CP_TASK_QUEUED, &t->flags);
+		module_put(THIS_MODULE);
+	}
+}
+
+/* Before the child first runs. */
+void cp_causal_fork(struct task_struct *parent, struct task_struct *child)
+{
+	struct cp_task *p, *c;
+	s64 local;
+
+	if (!exp_current())
+		return;
+	p = cp_task_get(parent->pid, false);
+	local = p ? atomic64_read(&p->local) : 0;
+	c = cp_task_get(child->pid, true);
+	if (!c) {
+		atomic64_inc(&exp.table_full);
+		return;
+	}
+	atomic64_set(&c->local, local);
+}
+
+static void raise_local(struct cp_task *t, s64 local)
+{
+	s64 cur = atomic64_read(&t->local);
+
+	while (local > cur && !atomic64_try_cmpxchg(&t->local, &cur, local))
+		;
+}
+
+/*
+ * try_to_wake_up() of wakee by current. Only a target task woken from task
+ * context by a target task inherits: a wake-up from an interrupt or a
+ * softirq (timer, I/O completion) or by another task leaves the wakee
+ * owing what accrued while it slept.
+ */
+void cp_causal_wake(struct task_struct *wakee)
+{
+	struct cp_task *w, *u;
+	s64 local;
+
+	if (!exp_current() || !in_task())
+		return;
+	w = cp_task_get(current->pid, false);
+	if (!w)
+		return;
+	local = atomic64_read(&w->local);
+	u = cp_task_get(wakee->pid, true);
+	if (!u) {
+		atomic64_inc(&exp.table_full);
+		return;
+	}
+	if (atomic64_read(&u->local) < local) {
+		raise_local(u, local);
+		atomic64_inc(&exp.inherited);
+	}
+}
+
+void cp_causal_exit(struct task_struct *t)
+{
+	if (exp_current())
+		cp_task_exit(t->pid);
+}
+
+static int atomic64_get(void *data, u64 *val)
+{
+	*val = atomic64_read(data);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(atomic64_fops, atomic64_get, NULL, "%llu\n");
+
+/* causal/: the counters of the current or last experiment. */
+void __init cp_causal_debugfs(struct dentry *parent)
+{
+	const struct {
+		const char *name;
+		atomic64_t *val;
+	} files[] = {
+		{ "hits",		&exp.hits },
+		{ "payments",		&exp.payments },
+		{ "paid_ns",		&exp.paid_ns },
+		{ "tasks_paid",		&exp.tasks_paid },
+		{ "capped",		&exp.capped },
+		{ "inherited",		&exp.inherited },
+		{ "table_full",		&exp.table_full },
+		{ "inserted_ns",	&exp.global },
+	};
+	struct dentry *dir = debugfs_create_dir("causal", parent);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		debugfs_create_file_unsafe(files[i].name, 0444, dir, files[i].val, &atomic64_fops);
+}
+
+/* /proc/causalprof/experiment */
+void cp_causal_show(struct seq_file *m)
+{
+	u64 end = exp.live ? ktime_get_ns() : exp.end_ns;
+	unsigned int i, n;
+
+	if (!exp.id) {
+		seq_puts(m, "state: none\n");
+		return;
+	}
+	seq_printf(m, "state: %s\n", exp.live ? "running" : "stopped");
+	seq_printf(m, "id: %u\n", exp.id);
+	seq_printf(m, "speedup: %u\n", exp.speedup);
+	for (i = 0; i < exp.nr_ranges; i++)
+		seq_printf(m, "range: %d:0x%llx-0x%llx\n", exp.ranges[i].tgid,
+			   exp.ranges[i].start, exp.ranges[i].end);
+	seq_printf(m, "wall_ns: %llu\n", end - exp.start_ns);
+	seq_printf(m, "inserted_ns: %lld\n", (s64)atomic64_read(&exp.global));
+	seq_printf(m, "hits: %lld\n", (s64)atomic64_read(&exp.hits));
+	seq_printf(m, "payments: %lld\n", (s64)atomic64_read(&exp.payments));
+	seq_printf(m, "paid_ns: %lld\n", (s64)atomic64_read(&exp.paid_ns));
+	seq_printf(m, "tasks_paid: %lld\n", (s64)atomic64_read(&exp.tasks_paid));
+	seq_printf(m, "capped: %lld\n", (s64)atomic64_read(&exp.capped));
+	seq_printf(m, "inherited: %lld\n", (s64)atomic64_read(&exp.inherited));
+	seq_printf(m, "table_full: %lld\n", (s64)atomic64_read(&exp.table_full));
+	n = cp_tasks_size();
+	for (i = 0; i < n; i++) {
+		struct cp_task *t = cp_task_at(i);
+		int tid = atomic_read(&t->tid);
+
+		if (tid > 0)
+			seq_printf(m, "task: %d %lld %lld %d\n", tid,
+				   (s64)atomic64_read(&t->local),
+				   (s64)atomic64_read(&t->paid_ns), atomic_read(&t->payments));
+	}
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CAUSALPROF_CAUSAL_H
+#define _CAUSALPROF_CAUSAL_H
+
+#include <linux/types.h>
+
+struct dentry;
+struct seq_file;
+struct task_struct;
+
+#define CP_MAX_RANGES	16
+
+/* Selected code: [start, end) in the address space of process tgid. */
+struct cp_range {
+	pid_t tgid;
+	u64 start, end;
+};
+
+int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr);
+int cp_causal_stop(void);
+bool cp_causal_running(void);
+void cp_causal_uninit(void);
+
+/* From the overflow handler, for a target task: user IP and return addresses. */
+void cp_causal_sample(u64 period, bool timed, const u64 *uips, unsigned int nu);
+
+/* From the scheduler hooks. */
+void cp_causal_fork(struct task_struct *parent, struct task_struct *child);
+void cp_causal_wake(struct task_struct *wakee);
+void cp_causal_exit(struct task_struct *t);
+
+void cp_causal_show(struct seq_file *m);
+void cp_causal_debugfs(struct dentry *parent);
+
+#endif /* _CAUSALPROF_CAUSAL_H */

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CAUSALPROF_HOOKS_H
+#define _CAUSALPROF_HOOKS_H
+
+struct cp_config;
+struct netlink_ext_ack;
+
+int cp_hooks_start(const struct cp_config *cfg, struct netlink_ext_ack *extack);
+void cp_hooks_stop(void);
+
+#endif /* _CAUSALPROF_HOOKS_H */

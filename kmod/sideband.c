@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The records a reader needs to make sense of samples: which files a
+ * process maps where (MMAP), what its threads are called (COMM), and when
+ * they start and end (FORK, EXIT). A session starts with those of every
+ * target as it is, then hooks.c reports the changes as they happen. None of
+ * this runs in NMI; the records share one ring, under a lock.
+ */
+
+#include "sideband.h"
+#include "stream.h"
+
+#include <linux/causalprof.h>
+#include <linux/dcache.h>
+#include <linux/err.h>
+#include <linux/limits.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+
+struct path_buf {
+	char buf[PATH_MAX];
+};
+
+/* For mappings reported from the kprobe, which runs with preemption off. */
+static struct path_buf __percpu *path_bufs;
+
+void cp_sideband_comm(const struct task_struct *t, const char *comm, u16 flags)
+{
+	struct causalprof_comm *rec;
+	unsigned long next, irq;
+
+	rec = cp_stream_sb_reserve(sizeof(*rec), &next, &irq);
+	if (!rec)
+		return;
+	rec->hdr.type = CAUSALPROF_REC_COMM;
+	rec->hdr.flags = flags;
+	rec->hdr.size = sizeof(*rec);
+	rec->time_ns = ktime_get_mono_fast_ns();
+	rec->pid = t->tgid;
+	rec->tid = t->pid;
+	strscpy_pad(rec->comm, comm, sizeof(rec->comm));
+	cp_stream_sb_commit(next, irq);
+}
+
+/* FORK (with the parent) or EXIT of a thread. */
+void cp_sideband_task(u16 type, const struct task_struct *t, const struct task_struct *parent)
+{
+	struct causalprof_task *rec;
+	unsigned long next, irq;
+
+	rec = cp_stream_sb_reserve(sizeof(*rec), &next, &irq);
+	if (!rec)
+		return;
+	rec->hdr.type = type;
+	rec->hdr.flags = 0;
+	rec->hdr.size = sizeof(*rec);
+	rec->time_ns = ktime_get_mono_fast_ns();
+	rec->pid = t->tgid;
+	rec->tid = t->pid;
+	rec->ppid = parent ? parent->tgid : 0;
+	rec->ptid = parent ? parent->pid : 0;
+	cp_stream_sb_commit(next, irq);
+}
+
+/*
+ * The name of an executable mapping: its file's path, or the name of a
+ * special mapping such as "[vdso]"; NULL for anonymous code (JITs).
+ */
+static const char *vma_name(struct vm_area_struct *vma, char *buf)
+{
+	const char *name;
+
+	if (vma->vm_file) {
+		name = d_path(&vma->vm_file->f_path, buf, PATH_MAX);
+		return IS_ERR(name) ? NULL : name;
+	}
+	if (vma->vm_ops && vma->vm_ops->name)
+		return vma->vm_ops->name(vma);
+	return NULL;
+}
+
+static u32 mmap_size(const char *name)
+{
+	return ALIGN(sizeof(struct causalprof_mmap) + strlen(name) + 1, 8);
+}
+
+static void emit_mmap(pid_t tgid, const struct vm_area_struct *vma, const char *name)
+{
+	size_t len = strlen(name) + 1;
+	u32 size = mmap_size(name);
+	struct causalprof_mmap *rec;
+	unsigned long next, irq;
+
+	rec = cp_stream_sb_reserve(size, &next, &irq);
+	if (!rec)
+		return;
+	rec->hdr.type = CAUSALPROF_REC_MMAP;
+	rec->hdr.flags = 0;
+	rec->hdr.size = size;
+	rec->time_ns = ktime_get_mono_fast_ns();
+	rec->pid = tgid;
+	rec->pad = 0;
+	rec->start = vma->vm_start;
+	rec->len = vma->vm_end - vma->vm_start;
+	rec->pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	memcpy(rec->path, name, len);
+	memset(rec->path + len, 0, size - sizeof(*rec) - len);
+	cp_stream_sb_commit(next, irq);
+}
+
+/* A new executable mapping of current's, from the kprobe on perf_event_mmap. */
+void cp_sideband_mmap(struct vm_area_struct *vma)
+{
+	const char *name = vma_name(vma, this_cpu_ptr(path_bufs)->buf);
+
+	if (name)
+		emit_mmap(current->tgid, vma, name);
+}
+
+int cp_sideband_start(void)
+{
+	path_bufs = alloc_percpu(struct path_buf);
+	return path_bufs ? 0 : -ENOMEM;
+}
+
+/* Once the hooks are gone. */
+void cp_sideband_stop(void)
+{
+	free_percpu(path_bufs);
+	path_bufs = NULL;
+}
+
+static void dump_threads(struct task_struct *leader)
+{
+	char comm[TASK_COMM_LEN];
+	struct task_struct *t;
+
+	cp_stream_sb_room(2 * (get_nr_threads(leader) + 1) * sizeof(struct causalprof_comm));
+	rcu_read_lock();
+	for_each_thread(leader, t) {
+		__get_task_comm(comm, sizeof(comm), t);
+		cp_sideband_comm(t, comm, 0);
+	}
+	rcu_read_unlock();
+}
+
+static void dump_vmas(pid_t tgid, struct mm_struct *mm, char *buf)
+{
+	VMA_ITERATOR(vmi, mm, 0);
+	struct vm_area_struct *vma;
+	const char *name;
+
+	for_each_vma(vmi, vma) {
+		if (!(vma->vm_flags & VM_EXEC))
+			continue;
+		name = vma_name(vma, buf);
+		if (!name)
+			continue;
+		/* Draining sends to the owner; it does not touch this mm. */
+		cp_stream_sb_room(2 * mmap_size(name));
+		emit_mmap(tgid, vma, name);
+	}
+}
+
+static void dump_maps(struct task_struct *leader, char *buf)
+{
+	struct mm_struct *mm = get_task_mm(leader);
+
+	if (!mm)
+		return;
+	if (!mmap_read_lock_killable(mm)) {
+		dump_vmas(leader->tgid, mm, buf);
+		mmap_read_unlock(mm);
+	}
+	mmput(mm);
+}
+
+/* The process tgid (in the initial pid namespace), or the next one after it. */
+static struct task_struct *get_process(pid_t *tgid, bool or_next)
+{
+	struct task_struct *t = NULL;
+	struct pid *pid;
+
+	rcu_read_lock();
+	while ((pid = or_next ? find_ge_pid(*tgid, &init_pid_ns) :
+			       find_pid_ns(*tgid, &init_pid_ns))) {
+		*tgid = pid_nr(pid) + 1;
+		t = pid_task(pid, PIDTYPE_TGID);
+		if (t || !or_next)
+			break;
+	}
+	if (t)
+		get_task_struct(t);
+	rcu_read_unlock();
+	return t;
+}
+
+/*
+ * COMM of every thread and MMAP of every executable mapping of the process
+ * tgid, or of every process when all. Runs with the hooks in place, so a
+ * change made meanwhile is reported too, possibly twice.
+ */
+int cp_sideband_dump(bool all, pid_t tgid)
+{
+	struct task_struct *t;
+	char *buf;
+
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (all)
+		tgid = 1;
+	while ((t = get_process(&tgid, all))) {
+		dump_threads(t);
+		dump_maps(t, buf);
+		put_task_struct(t);
+		if (!all || fatal_signal_pending(current))
+			break;
+		cond_resched();
+	}
+	kfree(buf);
+	return 0;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CAUSALPROF_SIDEBAND_H
+#define _CAUSALPROF_SIDEBAND_H
+
+#include <linux/types.h>
+
+struct task_struct;
+struct vm_area_struct;
+
+int cp_sideband_start(void);
+void cp_sideband_stop(void);
+int cp_sideband_dump(bool all, pid_t tgid);
+
+void cp_sideband_comm(const struct task_struct *t, const char *comm, u16 flags);
+void cp_sideband_task(u16 type, const struct task_struct *t, const struct task_struct *parent);
+void cp_sideband_mmap(struct vm_area_struct *vma);
+
+#endif /* _CAUSALPROF_SIDEBAND_H */

@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The session's rings and their one consumer: a delayed work that drains
+ * them every DRAIN_INTERVAL, or at once when the overflow handler finds a
+ * ring half full (through an irq_work: the handler may be an NMI), into
+ * CAUSALPROF_CMD_RECORDS messages unicast to the session's owner.
+ *
+ * Records leave a ring only once the message that carries them is queued
+ * on the owner's socket. When its queue is full, the records stay and the
+ * next drain tries again; meanwhile the rings fill and the handler counts
+ * what it cannot store, and LOST records tell the owner. Sessions without
+ * an owner (started through /proc), or whose owner is gone, have their
+ * records drained and counted as dropped.
+ *
+ * Nothing is sent before the owner has its START reply (cp_stream_open()):
+ * a reply or ack that finds the owner's queue full is dropped, so records
+ * must not fill it first. Until then the rings only fill; the sideband ring
+ * is large enough (sideband_kb) for the initial dump of a whole system.
+ * Nor is anything sent from inside the owner's STOP request (see
+ * session.c).
+ *
+ * Order: every drain pass first notes each CPU ring's head, then the
+ * sideband ring's, and sends the sideband records up to its head before
+ * any sample. A sideband record written before a sample (an MMAP before
+ * the code it maps runs) is therefore never sent after that sample.
+ */
+
+#include "netlink.h"
+#include "ring.h"
+#include "session.h"
+#include "stats.h"
+#include "stream.h"
+
+#include <linux/causalprof.h>
+#include <linux/irq_work.h>
+#include <linux/log2.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/netlink.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
+#include <linux/topology.h>
+#include <linux/workqueue.h>
+#include <net/net_namespace.h>
+
+static unsigned int ring_kb = 512;
+module_param(ring_kb, uint, 0644);
+MODULE_PARM_DESC(ring_kb, "Sample ring per CPU, KiB, rounded up to a power of two (4 to 65536, default 512)");
+
+static unsigned int sideband_kb = 1024;
+module_param(sideband_kb, uint, 0644);
+MODULE_PARM_DESC(sideband_kb, "Ring of mmap/comm/fork/exit records, KiB, rounded up to a power of two (16 to 65536, default 1024)");
+
+#define RING_KB_MIN		4
+#define SIDEBAND_KB_MIN		16
+#define RING_KB_MAX		65536
+#define DRAIN_INTERVAL		msecs_to_jiffies(10)
+/* Records per message: with its headers, a message fits in 32 KiB. */
+#define BATCH_MAX		(32 * 1024 - 512)
+/* Messages one drain sends before it lets other work run. */
+#define DRAIN_ROUNDS		64
+
+struct cpu_state {
+	unsigned long end;	/* this pass: the ring's head */
+	unsigned long next;	/* this pass: the tail once the batch is sent */
+	u64 samples0;		/* counters when the session started */
+	u64 lost0;
+	u64 lost_seen;		/* lost as of the last LOST record */
+	u64 lost_next;		/* ... once the batch is sent */
+};
+
+static struct {
+	struct cp_ring __percpu *rings;
+	struct cp_ring sideband;
+	u64 sb_lost;		/* under sb_lock */
+	u64 sb_lost_seen;
+	u64 sb_lost_next;
+	unsigned long sb_next;
+	struct cpu_state *cpus;	/* by CPU number */
+
+	struct net *net;	/* the owner's, referenced; NULL: no owner */
+	u32 portid;
+	u64 id;
+	bool dropping;		/* nobody to send to: drop */
+	bool running;		/* producers may write; the work re-arms */
+	bool held;		/* the owner has no START reply yet */
+	bool end_next;		/* the batch carries the END record */
+	bool ended;
+
+	u8 *batch;
+	size_t len;
+	unsigned int nr;
+} strm;
+
+/* Drains are serialized by drain_lock; sideband writers by sb_lock. */
+static DEFINE_MUTEX(drain_lock);
+static DEFINE_SPINLOCK(sb_lock);
+
+static void drain_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(drain_work, drain_work_fn);
+
+static void kick_fn(struct irq_work *work)
+{
+	if (READ_ONCE(strm.running))
+		mod_delayed_work(system_unbound_wq, &drain_work, 0);
+}
+
+static struct irq_work kick = IRQ_WORK_INIT(kick_fn);
+
+struct cp_ring *cp_stream_cpu_ring(int cpu)
+{
+	return per_cpu_ptr(strm.rings, cpu);
+}
+
+/*
+ * From any context, NMI included, once the producer moved a ring's head
+ * from start to next: drain soon if that filled the ring past half. Only
+ * the record that crosses the mark asks, so an owner that does not read
+ * does not make every sample queue a drain; the periodic drain retries.
+ */
+void cp_stream_filled(const struct cp_ring *ring, unsigned long start, unsigned long next)
+{
+	unsigned long half = cp_ring_size(ring) / 2;
+	unsigned long tail = READ_ONCE(ring->tail);
+
+	if (next - tail > half && start - tail <= half)
+		irq_work_queue(&kick);
+}
+
+/*
+ * Room for a sideband record, with sb_lock held on success; NULL (and the
+ * record counted as lost) when the ring is full. Never from NMI.
+ */
+void *cp_stream_sb_reserve(u32 size, unsigned long *next, unsigned long *flags)
+{
+	void *rec;
+
+	spin_lock_irqsave(&sb_lock, *flags);
+	rec = cp_ring_reserve(&strm.sideband, size, next);
+	if (!rec) {
+		strm.sb_lost++;
+		spin_unlock_irqrestore(&sb_lock, *flags);
+		causalprof_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
+	}
+	return rec;
+}
+
+void cp_stream_sb_commit(unsigned long next, unsigned long flags)
+{
+	unsigned long start = strm.sideband.head;
+
+	cp_ring_commit(&strm.sideband, next);
+	cp_stream_filled(&strm.sideband, start, next);
+	spin_unlock_irqrestore(&sb_lock, flags);
+}
+
+static bool put(const void *rec, u32 size)
+{
+	if (strm.len + size > BATCH_MAX)
+		return false;
+	memcpy(strm.batch + strm.len, rec, size);
+	strm.len += size;
+	strm.nr++;
+	return true;
+}
+
+static bool put_lost(u32 cpu, u16 flags, u64 lost)
+{
+	struct causalprof_lost rec = {
+		.hdr = {
+			.type = CAUSALPROF_REC_LOST,
+			.flags = flags,
+			.size = sizeof(rec),
+		},
+		.time_ns = ktime_get_mono_fast_ns(),
+		.lost = lost,
+		.cpu = cpu,
+	};
+
+	return put(&rec, sizeof(rec));
+}
+
+/* A LOST record for every CPU (and the sideband) that lost records. */
+static bool put_losses(void)
+{
+	struct cpu_state *cs;
+	u64 lost;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		strm.cpus[cpu].lost_next = strm.cpus[cpu].lost_seen;
+	strm.sb_lost_next = strm.sb_lost_seen;
+
+	for_each_possible_cpu(cpu) {
+		cs = &strm.cpus[cpu];
+		lost = local64_read(&per_cpu(causalprof_cpu_stats, cpu).lost);
+		if (lost == cs->lost_seen)
+			continue;
+		if (!put_lost(cpu, 0, lost - cs->lost_seen))
+			return false;
+		cs->lost_next = lost;
+	}
+	lost = READ_ONCE(strm.sb_lost);
+	if (lost == strm.sb_lost_seen)
+		return true;
+	if (!put_lost(CAUSALPROF_LOST_CPU_NONE, CAUSALPROF_LOST_F_SIDEBAND,
+		      lost - strm.sb_lost_seen))
+		return false;
+	strm.sb_lost_next = lost;
+	return true;
+}
+
+static bool put_end(void)
+{
+	struct causalprof_end rec = {
+		.hdr = {
+			.type = CAUSALPROF_REC_END,
+			.size = sizeof(rec),
+		},
+		.time_ns = ktime_get_mono_fast_ns(),
+	};
+	struct cp_cpu_stats *st;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		st = per_cpu_ptr(&causalprof_cpu_stats, cpu);
+		rec.samples += local64_read(&st->samples) - strm.cpus[cpu].samples0;
+		rec.lost += local64_read(&st->lost) - strm.cpus[cpu].lost0;
+	}
+	return put(&rec, sizeof(rec));
+}
+
+/* Moves records from *pos up to end into the batch while they fit. */
+static bool take(const struct cp_ring *r, unsigned long *pos, unsigned long end)
+{
+	const struct causalprof_record_hdr *h;
+
+	while ((h = cp_ring_read(r, pos, end))) {
+		if (!put(h, h->size))
+			return false;
+		*pos += h->size;
+	}
+	return true;
+}
+
+/* 0 when the batch is delivered or dropped, else the error to retry on. */
+static int deliver(void)
+{
+	int ret;
+
+	if (!strm.dropping) {
+		ret = causalprof_netlink_send_records(strm.net, strm.portid, strm.id,
+						      strm.batch, strm.len);
+		if (!ret) {
+			causalprof_stat_add(CAUSALPROF_STAT_RECORDS_SENT, strm.nr);
+			return 0;
+		}
+		if (ret == -EAGAIN || ret == -ENOMEM || ret == -ENOBUFS)
+			return ret;
+		pr_debug("session %llu: owner unreachable (%d): dropping its records\n",
+			 strm.id, ret);
+		strm.dropping = true;
+	}
+	causalprof_stat_add(CAUSALPROF_STAT_RECORDS_DROPPED, strm.nr);
+	return 0;
+}
+
+/*
+ * One message. Returns 1 when there is more to send, 0 when the rings are
+ * empty (and, when final, the END record is out), or the error that kept
+ * the message from the owner, in which case nothing moved.
+ */
+static int drain_once(bool final)
+{
+	struct cpu_state *cs;
+	bool fits;
+	int cpu, ret;
+
+	lockdep_assert_held(&drain_lock);
+	strm.len = 0;
+	strm.nr = 0;
+	for_each_possible_cpu(cpu)
+		strm.cpus[cpu].end = cp_ring_head(per_cpu_ptr(strm.rings, cpu));
+	strm.sb_next = strm.sideband.tail;
+
+	fits = put_losses() &&
+	       take(&strm.sideband, &strm.sb_next, cp_ring_head(&strm.sideband));
+	for_each_possible_cpu(cpu) {
+		cs = &strm.cpus[cpu];
+		cs->next = per_cpu_ptr(strm.rings, cpu)->tail;
+		if (fits)
+			fits = take(per_cpu_ptr(strm.rings, cpu), &cs->next, cs->end);
+	}
+	strm.end_next = false;
+	if (fits && final && !strm.ended) {
+		strm.end_next = put_end();
+		fits = strm.end_next;
+	}
+
+	if (strm.nr) {
+		ret = deliver();
+		if (ret)
+			return ret;
+	}
+	cp_ring_consume(&strm.sideband, strm.sb_next);
+	strm.sb_lost_seen = strm.sb_lost_next;
+	for_each_possible_cpu(cpu) {
+		cs = &strm.cpus[cpu];
+		cp_ring_consume(per_cpu_ptr(strm.rings, cpu), cs->next);
+		cs->lost_seen = cs->lost_next;
+	}
+	if (strm.end_next)
+		strm.ended = true;
+	return fits ? 0 : 1;
+}
+
+static int drain(bool final)
+{
+	int ret, rounds = 0;
+
+	if (strm.held)
+		return 0;
+	do
+		ret = drain_once(final);
+	while (ret > 0 && ++rounds < DRAIN_ROUNDS);
+	return ret;
+}
+
+static void drain_work_fn(struct work_struct *work)
+{
+	int ret;
+
+	mutex_lock(&drain_lock);
+	ret = drain(false);
+	mutex_unlock(&drain_lock);
+	if (READ_ONCE(strm.running))
+		queue_delayed_work(system_unbound_wq, &drain_work, ret > 0 ? 0 : DRAIN_INTERVAL);
+}
+
+/*
+ * Process context, from the initial sideband dump: make room by draining,
+ * once the stream is open.
+ */
+void cp_stream_sb_room(size_t bytes)
+{
+	struct cp_ring *r = &strm.sideband;
+
+	if (cp_ring_size(r) - (READ_ONCE(r->head) - READ_ONCE(r->tail)) >= bytes)
+		return;
+	mutex_lock(&drain_lock);
+	drain(false);
+	mutex_unlock(&drain_lock);
+}
+
+static size_t ring_bytes(unsigned int kb, unsigned int min_kb)
+{
+	return roundup_pow_of_two((size_t)clamp(kb, min_kb, RING_KB_MAX) * 1024);
+}
+
+static void free_rings(void)
+{
+	int cpu;
+
+	if (strm.rings) {
+		for_each_possible_cpu(cpu)
+			cp_ring_destroy(per_cpu_ptr(strm.rings, cpu));
+		free_percpu(strm.rings);
+		strm.rings = NULL;
+	}
+	cp_ring_destroy(&strm.sideband);
+	kfree(strm.cpus);
+	strm.cpus = NULL;
+	kvfree(strm.batch);
+	strm.batch = NULL;
+}
+
+/*
+ * Allocates the rings (ring_kb per CPU, sideband_kb) and starts draining
+ * them to cfg's owner, in messages that carry id.
+ */
+int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack *extack)
+{
+	size_t size = ring_bytes(READ_ONCE(ring_kb), RING_KB_MIN);
+	struct cp_cpu_stats *st;
+	struct cpu_state *cs;
+	int cpu, ret;
+
+	strm.cpus = kcalloc(nr_cpu_ids, sizeof(*strm.cpus), GFP_KERNEL);
+	strm.batch = kvmalloc(BATCH_MAX, GFP_KERNEL);
+	strm.rings = alloc_percpu(struct cp_ring);
+	if (!strm.cpus || !strm.batch || !strm.rings)
+		goto err_nomem;
+	for_each_possible_cpu(cpu) {
+		ret = cp_ring_init(per_cpu_ptr(strm.rings, cpu), size, cpu_to_node(cpu));
+		if (ret)
+			goto err_nomem;
+	}
+	ret = cp_ring_init(&strm.sideband, ring_bytes(READ_ONCE(sideband_kb), SIDEBAND_KB_MIN),
+			   NUMA_NO_NODE);
+	if (ret)
+		goto err_nomem;
+
+	for_each_possible_cpu(cpu) {
+		st = per_cpu_ptr(&causalprof_cpu_stats, cpu);
+		cs = &strm.cpus[cpu];
+		cs->samples0 = local64_read(&st->samples);
+		cs->lost0 = local64_read(&st->lost);
+		cs->lost_seen = cs->lost0;
+		local64_set(&st->ring_hwm, 0);
+	}
+	strm.sb_lost = 0;
+	strm.sb_lost_seen = 0;
+	strm.id = id;
+	strm.net = cfg->owner.net ? get_net(cfg->owner.net) : NULL;
+	strm.portid = cfg->owner.portid;
+	strm.dropping = !strm.net;
+	strm.held = true;
+	strm.ended = false;
+	WRITE_ONCE(strm.running, true);
+	queue_delayed_work(system_unbound_wq, &drain_work, DRAIN_INTERVAL);
+	return 0;
+
+err_nomem:
+	free_rings();
+	NL_SET_ERR_MSG(extack, "out of memory for the rings (see ring_kb)");
+	return -ENOMEM;
+}
+
+/*
+ * The owner has its START reply: records may flow, from the next periodic
+ * drain on. Not at once: the request's ack is queued on the owner's socket
+ * only once the request's handler has returned, and a socket with a small
+ * receive buffer that our first message filled would drop it.
+ */
+void cp_stream_open(void)
+{
+	mutex_lock(&drain_lock);
+	strm.held = false;
+	mutex_unlock(&drain_lock);
+	mod_delayed_work(system_unbound_wq, &drain_work, DRAIN_INTERVAL);
+}
+
+/* No more periodic drains. Once nothing writes into the rings any more. */
+void cp_stream_stop(void)
+{
+	if (!READ_ONCE(strm.running))
+		return;
+	WRITE_ONCE(strm.running, false);
+	irq_work_sync(&kick);
+	cancel_delayed_work_sync(&drain_work);
+}
+
+/*
+ * The last drain, ending with the END record, once nothing writes into the
+ * rings any more. Returns false when the owner's socket is full: call
+ * again later, or with hurry to drop what cannot be delivered now.
+ */
+bool cp_stream_finish(bool hurry)
+{
+	int ret;
+
+	cp_stream_stop();
+	mutex_lock(&drain_lock);
+	strm.held = false;
+	do {
+		ret = drain(true);
+		if (ret < 0 && hurry) {
+			pr_debug("session %llu: owner not reading (%d): dropping the rest\n",
+				 strm.id, ret);
+			strm.dropping = true;
+		}
+	} while (ret > 0 || (ret < 0 && hurry));
+	mutex_unlock(&drain_lock);
+	return strm.ended;
+}
+
+void cp_stream_free(void)
+{
+	cp_stream_stop();
+	free_rings();
+	if (strm.net)
+		put_net(strm.net);
+	strm.net = NULL;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CAUSALPROF_STREAM_H
+#define _CAUSALPROF_STREAM_H
+
+#include <linux/types.h>
+
+struct cp_config;
+struct cp_ring;
+struct netlink_ext_ack;
+
+int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack *extack);
+void cp_stream_open(void);
+void cp_stream_stop(void);
+bool cp_stream_finish(bool hurry);
+void cp_stream_free(void);
+
+/* The overflow handler's side */
+struct cp_ring *cp_stream_cpu_ring(int cpu);
+void cp_stream_filled(const struct cp_ring *ring, unsigned long start, unsigned long next);
+
+/* The sideband's side */
+void *cp_stream_sb_reserve(u32 size, unsigned long *next, unsigned long *flags);
+void cp_stream_sb_commit(unsigned long next, unsigned long flags);
+void cp_stream_sb_room(size_t bytes);
+
+#endif /* _CAUSALPROF_STREAM_H */

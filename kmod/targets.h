@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CAUSALPROF_TARGETS_H
+#define _CAUSALPROF_TARGETS_H
+
+#include <linux/types.h>
+
+struct task_struct;
+
+int cp_targets_start(bool system_wide, pid_t tgid);
+void cp_targets_stop(void);
+
+bool cp_target_match(const struct task_struct *t);
+bool cp_targets_has(pid_t tgid);
+bool cp_targets_add(pid_t tgid);
+void cp_targets_del(pid_t tgid);
+
+#endif /* _CAUSALPROF_TARGETS_H */

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who the samples are charged to: cpu-clock samples of a process with eight
+ * equal CPU-bound threads, received by the test as the session's owner,
+ * belong to that process and its threads only, in proportion to the CPU
+ * time each thread used, and weigh the period the frequency implies.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "helpers.h"
+
+#define THREADS		8
+#define SECONDS		3
+#define FREQ		1000
+#define PERIOD_NS	(1000000000ULL / FREQ)
+#define MAX_CPUS	64
+
+/* Largest difference allowed between a thread's share of weight and of CPU time. */
+#define SHARE_TOLERANCE	2.0	/* percentage points */
+
+/*
+ * A guest whose CPUs took less than this share of the timer interrupts the
+ * session's 1 ms timers call for was starved by the host (other VMs on a
+ * loaded machine): it still charges the starved time to whichever thread
+ * it had on the CPU, so its CPU time no longer tells how long each thread
+ * really ran, and the test skips that comparison (after every other
+ * check). The count comes from /proc/interrupts, not from the module, so
+ * a module that drops samples cannot pass for a starved VM.
+ */
+#define STARVED		0.8
+
+struct thread {
+	struct cp_spin_thread spin;	/* what the thread said of itself */
+	uint64_t weight;		/* sum of its samples' periods */
+	size_t samples;
+};
+
+FIXTURE(attribution) {
+	struct cp_nl nl;
+	struct cp_stream stream;
+	struct cp_target target;
+	char spin[PATH_MAX];
+};
+
+FIXTURE_SETUP(attribution)
+{
+	ASSERT_EQ(0, cp_session_reset());
+	ASSERT_EQ(0, cp_target_path("spin", self->spin, sizeof(self->spin)));
+	ASSERT_EQ(0, cp_nl_open(&self->nl));
+	ASSERT_EQ(0, cp_nl_set_rcvbuf(&self->nl, 32 << 20));
+	self->nl.stream = &self->stream;
+}
+
+FIXTURE_TEARDOWN(attribution)
+{
+	cp_target_kill(&self->target);
+	cp_nl_close(&self->nl);
+	cp_stream_free(&self->stream);
+	EXPECT_EQ(0, cp_session_reset());
+}
+
+static struct thread *find_thread(struct thread *th, int n, pid_t tid)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (th[i].spin.tid == tid)
+			return &th[i];
+	return NULL;
+}
+
+/*
+ * The largest difference between a worker's share of the weight and its
+ * share of the workers' CPU time. th[0] is the main thread: forked from the
+ * test before the session, its CPU time is not all the session's.
+ */
+static double worst_share(const struct thread *th, int n)
+{
+	uint64_t cpu = 0, weight = 0;
+	double ws, cs, dev, worst = 0;
+	int i;
+
+	for (i = 1; i < n; i++) {
+		cpu += th[i].spin.cpu_ns;
+		weight += th[i].weight;
+	}
+	if (!cpu || !weight)
+		return 100;
+	for (i = 1; i < n; i++) {
+		ws = 100.0 * th[i].weight / weight;
+		cs = 100.0 * th[i].spin.cpu_ns / cpu;
+		dev = ws > cs ? ws - cs : cs - ws;
+		if (dev > worst)
+			worst = dev;
+	}
+	return worst;
+}
+
+TEST_F_TIMEOUT(attribution, thread_shares, 120)
+{
+	char threads_arg[8], seconds_arg[8], out[4096];
+	char *argv[] = { self->spin, "-t", threads_arg, "-s", seconds_arg, NULL };
+	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(FREQ);
+	const struct causalprof_record_hdr *h;
+	const struct causalprof_sample *smp;
+	uint64_t last_time[MAX_CPUS] = {}, total_weight = 0, total_cpu = 0;
+	size_t off, foreign_pid = 0, foreign_tid = 0, bad_period = 0, bad_event = 0;
+	size_t bad_cpu = 0, unordered = 0, cpus_seen = 0, samples = 0;
+	struct cp_spin_thread spin[THREADS + 1];
+	struct thread th[THREADS + 1], *t;
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	bool seen[MAX_CPUS] = {};
+	uint64_t irqs, val;
+	struct timespec t0, t1;
+	double secs, timers, worst;
+	const char *why;
+	int n, i;
+
+	ASSERT_GT(ncpus, 0);
+	ASSERT_GE(MAX_CPUS, ncpus);
+	snprintf(threads_arg, sizeof(threads_arg), "%d", THREADS);
+	snprintf(seconds_arg, sizeof(seconds_arg), "%d", SECONDS);
+	ASSERT_EQ(0, cp_timer_irqs(&irqs));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, cp_record(&self->nl, &self->target, argv, 0, &ev, 1, 60000))
+		TH_LOG("extack: '%s'", self->nl.extack);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ASSERT_EQ(0, cp_timer_irqs(&val));
+	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	timers = (val - irqs) / (secs * ncpus * FREQ);
+	ASSERT_TRUE(WIFEXITED(self->target.status));
+	ASSERT_EQ(0, WEXITSTATUS(self->target.status));
+	ASSERT_LT(0, cp_target_read(&self->target, out, sizeof(out), NULL, CP_WAIT_MS));
+	n = cp_spin_parse(out, spin, THREADS + 1);
+	ASSERT_EQ(THREADS + 1, n) TH_LOG("target said:\n%s", out);
+	for (i = 0; i < n; i++)
+		th[i] = (struct thread){ .spin = spin[i] };
+
+	why = cp_stream_problem(&self->stream);
+	ASSERT_EQ(NULL, why) TH_LOG("%s", why);
+	EXPECT_EQ(0U, self->stream.end.lost) TH_LOG("lost samples would skew the shares");
+
+	cp_stream_for_each(&self->stream, h, off) {
+		smp = cp_rec_sample(h);
+		if (!smp)
+			continue;
+		samples++;
+		if (smp->pid != (uint32_t)self->target.pid) {
+			if (!foreign_pid++)
+				TH_LOG("sample of pid %u tid %u", smp->pid, smp->tid);
+			continue;
+		}
+		t = find_thread(th, n, smp->tid);
+		if (!t) {
+			if (!foreign_tid++)
+				TH_LOG("sample of tid %u, not a thread of %d", smp->tid,
+				       self->target.pid);
+			continue;
+		}
+		if (smp->period != PERIOD_NS && !bad_period++)
+			TH_LOG("period %llu, expected %llu", (unsigned long long)smp->period,
+			       PERIOD_NS);
+		if (smp->event != 0)
+			bad_event++;
+		if (smp->cpu >= ncpus) {
+			bad_cpu++;
+			continue;
+		}
+		/* records keep their order per CPU */
+		if (smp->time_ns < last_time[smp->cpu])
+			unordered++;
+		last_time[smp->cpu] = smp->time_ns;
+		if (!seen[smp->cpu]) {
+			seen[smp->cpu] = true;
+			cpus_seen++;
+		}
+		t->samples++;
+		t->weight += smp->period;
+		total_weight += smp->period;
+	}
+	EXPECT_EQ(0U, foreign_pid);
+	EXPECT_EQ(0U, foreign_tid);
+	EXPECT_EQ(0U, bad_period);
+	EXPECT_EQ(0U, bad_event);
+	EXPECT_EQ(0U, bad_cpu);
+	EXPECT_EQ(0U, unordered) TH_LOG("samples out of time order within a CPU");
+	/* eight busy threads keep every CPU busy */
+	EXPECT_EQ((size_t)ncpus, cpus_seen);
+	ASSERT_LT(1000U, samples);
+
+	for (i = 0; i < n; i++) {
+		total_cpu += th[i].spin.cpu_ns;
+		TH_LOG("thread %d: %zu samples, %.3f s of CPU time, %llu loops", th[i].spin.tid,
+		       th[i].samples, th[i].spin.cpu_ns / 1e9,
+		       (unsigned long long)th[i].spin.loops);
+	}
+	ASSERT_LT(0U, total_cpu);
+	TH_LOG("weight %.3f s for %.3f s of CPU time; %.0f%% of the timer interrupts due",
+	       total_weight / 1e9, total_cpu / 1e9, 100 * timers);
+
+	/*
+	 * Each sample stands for a period of CPU time: the weights add up to
+	 * at most about the CPU time used (fewer when the timer runs late),
+	 * never much more (samples counted twice, counters created twice on a
+	 * CPU).
+	 */
+	EXPECT_LE(total_weight, total_cpu * 12 / 10);
+
+	worst = worst_share(th, n);
+	if (timers < STARVED && _metadata->passed) {
+		SKIP(return, "the VM was starved (%.0f%% of the timer interrupts): shares of CPU "
+		     "time are %.2f points apart at worst, not checked", 100 * timers, worst);
+	}
+	EXPECT_TRUE(worst <= SHARE_TOLERANCE)
+		TH_LOG("a thread's share of weight is %.2f points off its share of CPU time",
+		       worst);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recsum FILE: the totals of a cprof recording, read on its own (not with
+ * cprof's reader), for tests to check cprof report's totals against:
+ *
+ *	event I samples N weight W      for each event index with samples
+ *	lost L                          END's lost count (LOST records' sum
+ *	                                without an END)
+ *
+ * Exit status 1 if the file is not a whole recording.
+ */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/causalprof.h>
+
+int main(int argc, char *argv[])
+{
+	static uint64_t samples[256], weight[256];
+	struct causalprof_record_hdr h;
+	struct causalprof_sample s;
+	struct causalprof_lost l;
+	struct causalprof_end e;
+	uint64_t lost = 0, end_lost = 0;
+	unsigned char fh[16];
+	int end = 0, i;
+	long off;
+	FILE *f;
+
+	if (argc != 2 || !(f = fopen(argv[1], "rb"))) {
+		fprintf(stderr, "usage: recsum FILE\n");
+		return 2;
+	}
+	if (fread(fh, 1, 16, f) != 16 || memcmp(fh, "CPROFREC", 8))
+		return 1;
+	fseek(f, *(uint32_t *)(fh + 12), SEEK_SET);
+	while (fread(&h, sizeof(h), 1, f) == 1) {
+		off = ftell(f) - sizeof(h);
+		if (h.size < sizeof(h) || h.size % 8)
+			return 1;
+		if (h.type == CAUSALPROF_REC_SAMPLE && h.size >= sizeof(s)) {
+			fseek(f, off, SEEK_SET);
+			if (fread(&s, sizeof(s), 1, f) != 1)
+				return 1;
+			samples[s.event]++;
+			weight[s.event] += s.period;
+		} else if (h.type == CAUSALPROF_REC_LOST && h.size >= sizeof(l) &&
+			   !(h.flags & CAUSALPROF_LOST_F_SIDEBAND)) {
+			fseek(f, off, SEEK_SET);
+			if (fread(&l, sizeof(l), 1, f) != 1)
+				return 1;
+			lost += l.lost;
+		} else if (h.type == CAUSALPROF_REC_END && h.size >= sizeof(e)) {
+			fseek(f, off, SEEK_SET);
+			if (fread(&e, sizeof(e), 1, f) != 1)
+				return 1;
+			end = 1;
+			end_lost = e.lost;
+		}
+		if (fseek(f, off + h.size, SEEK_SET))
+			return 1;
+	}
+	for (i = 0; i < 256; i++)
+		if (samples[i])
+			printf("event %d samples %llu weight %llu\n", i,
+			       (unsigned long long)samples[i], (unsigned long long)weight[i]);
+	printf("lost %llu\n", (unsigned long long)(end ? end_lost : lost));
+	return 0;
+}

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pprof output: the profile's samples of one event, and the locations,
+ * functions and mappings they use, as protobuf-c messages packed straight
+ * into a gzip stream (zlib), never whole in memory.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "pprof.h"
+#include "profile.pb-c.h"
+#include "symbolize.h"
+
+typedef Perftools__Profiles__Profile Profile;
+typedef Perftools__Profiles__ValueType ValueType;
+typedef Perftools__Profiles__Sample Sample;
+typedef Perftools__Profiles__Label Label;
+typedef Perftools__Profiles__Mapping Mapping;
+typedef Perftools__Profiles__Location Location;
+typedef Perftools__Profiles__Line Line;
+typedef Perftools__Profiles__Function Function;
+
+#define GZ_CHUNK	(64 * 1024)
+
+/* A protobuf-c output buffer that deflates what it is given into a file. */
+struct gz_buffer {
+	ProtobufCBuffer base;
+	z_stream z;
+	FILE *out;
+	int err;
+	unsigned char chunk[GZ_CHUNK];
+};
+
+static void gz_drain(struct gz_buffer *gz, int flush)
+{
+	size_t n;
+	int ret;
+
+	do {
+		gz->z.next_out = gz->chunk;
+		gz->z.avail_out = sizeof(gz->chunk);
+		ret = deflate(&gz->z, flush);
+		if (ret == Z_STREAM_ERROR) {
+			gz->err = -EIO;
+			return;
+		}
+		n = sizeof(gz->chunk) - gz->z.avail_out;
+		if (n && !gz->err && fwrite(gz->chunk, 1, n, gz->out) != n)
+			gz->err = -EIO;
+	} while (gz->z.avail_out == 0 || (flush == Z_FINISH && ret != Z_STREAM_END));
+}
+
+static void gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
+{
+	struct gz_buffer *gz = (struct gz_buffer *)buf;
+
+	while (len && !gz->err) {
+		uInt n = len > (1U << 30) ? (1U << 30) : len;
+
+		gz->z.next_in = (Bytef *)data;
+		gz->z.avail_in = n;
+		gz_drain(gz, Z_NO_FLUSH);
+		data += n;
+		len -= n;
+	}
+}
+
+/* Everything the messages point into, freed at once. */
+struct build {
+	Profile prof;
+	ValueType types[2], *ptypes[2], period_type;
+	Sample *samples, **psamples;
+	uint64_t *loc_ids;
+	int64_t *values;
+	Label *labels, **plabels;
+	Mapping *mappings, **pmappings;
+	Location *locations, **plocations;
+	Line *lines, **plines;
+	Function *functions, **pfunctions;
+	int64_t *comments;
+	uint8_t *used_loc, *used_fn, *used_map;
+};
+
+static void free_build(struct build *b)
+{
+	free(b->samples);
+	free(b->psamples);
+	free(b->loc_ids);
+	free(b->values);
+	free(b->labels);
+	free(b->plabels);
+	free(b->mappings);
+	free(b->pmappings);
+	free(b->locations);
+	free(b->plocations);
+	free(b->lines);
+	free(b->plines);
+	free(b->functions);
+	free(b->pfunctions);
+	free(b->comments);
+	free(b->used_loc);
+	free(b->used_fn);
+	free(b->used_map);
+}
+
+static int64_t str(struct cp_profile *p, const char *s)
+{
+	return cp_strtab_add_str(&p->strs, s);
+}
+
+static int64_t clamp(uint64_t v)
+{
+	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* Marks what the event's samples use; counts them. */
+static void mark(const struct cp_profile *p, struct build *b, uint8_t event, size_t *nr_samples,
+		 size_t *nr_ids)
+{
+	const struct cp_prof_location *l;
+	size_t i, j;
+
+	*nr_samples = *nr_ids = 0;
+	for (i = 0; i < p->nr_samples; i++) {
+		const struct cp_prof_sample *s = &p->samples[i];
+
+		if (s->event != event || (!s->count && !s->weight))
+			continue;
+		(*nr_samples)++;
+		*nr_ids += s->nr_locs;
+		for (j = 0; j < s->nr_locs; j++)
+			b->used_loc[p->loc_ids[s->loc + j]] = 1;
+	}
+	for (i = 0; i < p->nr_locations; i++) {
+		if (!b->used_loc[i])
+			continue;
+		l = &p->locations[i];
+		if (l->mapping)
+			b->used_map[l->mapping - 1] = 1;
+		for (j = 0; j < l->nr_lines; j++)
+			b->used_fn[p->lines[l->line + j].function] = 1;
+	}
+}
+
+static int build_samples(struct cp_profile *p, struct build *b, const struct cp_pprof_info *info,
+			 size_t nr, size_t nr_ids)
+{
+	int64_t key_pid = 0, key_tid = 0, key_comm = 0;
+	size_t i, j, k = 0, ids = 0, nl = info->labels ? 3 : 0;
+
+	b->samples = calloc(nr ? nr : 1, sizeof(*b->samples));
+	b->psamples = calloc(nr ? nr : 1, sizeof(*b->psamples));
+	b->loc_ids = calloc(nr_ids ? nr_ids : 1, sizeof(*b->loc_ids));
+	b->values = calloc(2 * (nr ? nr : 1), sizeof(*b->values));
+	b->labels = calloc(nl * nr + 1, sizeof(*b->labels));
+	b->plabels = calloc(nl * nr + 1, sizeof(*b->plabels));
+	if (!b->samples || !b->psamples || !b->loc_ids || !b->values || !b->labels || !b->plabels)
+		return -ENOMEM;
+	if (info->labels) {
+		key_pid = str(p, "pid");
+		key_tid = str(p, "tid");
+		key_comm = str(p, "comm");
+		if (key_pid < 0 || key_tid < 0 || key_comm < 0)
+			return -ENOMEM;
+	}
+	for (i = 0; i < p->nr_samples; i++) {
+		const struct cp_prof_sample *s = &p->samples[i];
+		Sample *out = &b->samples[k];
+
+		if (s->event != info->event || (!s->count && !s->weight))
+			continue;
+		perftools__profiles__sample__init(out);
+		out->location_id = &b->loc_ids[ids];
+		out->n_location_id = s->nr_locs;
+		for (j = 0; j < s->nr_locs; j++)
+			b->loc_ids[ids++] = p->loc_ids[s->loc + j] + 1;
+		out->value = &b->values[2 * k];
+		out->n_value = 2;
+		out->value[0] = clamp(s->count);
+		out->value[1] = clamp(s->weight);
+		if (nl && (s->pid || s->tid)) {
+			Label *l = &b->labels[nl * k];
+
+			for (j = 0; j < nl; j++) {
+				perftools__profiles__label__init(&l[j]);
+				b->plabels[nl * k + j] = &l[j];
+			}
+			l[0].key = key_pid;
+			l[0].num = s->pid;
+			l[1].key = key_tid;
+			l[1].num = s->tid;
+			l[2].key = key_comm;
+			l[2].str = s->comm;
+			out->label = &b->plabels[nl * k];
+			out->n_label = s->comm ? 3 : 2;
+		}
+		b->psamples[k++] = out;
+	}
+	b->prof.sample = b->psamples;
+	b->prof.n_sample = k;
+	return 0;
+}
+
+static int build_locations(const struct cp_profile *p, struct build *b)
+{
+	size_t i, j, n = 0, nl = 0;
+
+	b->locations = calloc(p->nr_locations + 1, sizeof(*b->locations));
+	b->plocations = calloc(p->nr_locations + 1, sizeof(*b->plocations));
+	b->lines = calloc(p->nr_lines + 1, sizeof(*b->lines));
+	b->plines = calloc(p->nr_lines + 1, sizeof(*b->plines));
+	if (!b->locations || !b->plocations || !b->lines || !b->plines)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_locations; i++) {
+		const struct cp_prof_location *l = &p->locations[i];
+		Location *out = &b->locations[n];
+
+		if (!b->used_loc[i])
+			continue;
+		perftools__profiles__location__init(out);
+		out->id = i + 1;
+		out->mapping_id = l->mapping;
+		out->address = l->address;
+		out->line = &b->plines[nl];
+		out->n_line = l->nr_lines;
+		for (j = 0; j < l->nr_lines; j++) {
+			perftools__profiles__line__init(&b->lines[nl]);
+			b->lines[nl].function_id = p->lines[l->line + j].function + 1;
+			b->lines[nl].line = p->lines[l->line + j].line;
+			b->plines[nl] = &b->lines[nl];
+			nl++;
+		}
+		b->plocations[n++] = out;
+	}
+	b->prof.location = b->plocations;
+	b->prof.n_location = n;
+	return 0;
+}
+
+static int build_functions(const struct cp_profile *p, struct build *b)
+{
+	size_t i, n = 0;
+
+	b->functions = calloc(p->nr_functions + 1, sizeof(*b->functions));
+	b->pfunctions = calloc(p->nr_functions + 1, sizeof(*b->pfunctions));
+	if (!b->functions || !b->pfunctions)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_functions; i++) {
+		const struct cp_prof_function *f = &p->functions[i];
+		Function *out = &b->functions[n];
+
+		if (!b->used_fn[i])
+			continue;
+		perftools__profiles__function__init(out);
+		out->id = i + 1;
+		out->name = f->name;
+		out->system_name = f->sysname;
+		out->filename = f->file;
+		out->start_line = f->start_line;
+		b->pfunctions[n++] = out;
+	}
+	b->prof.function = b->pfunctions;
+	b->prof.n_function = n;
+	return 0;
+}
+
+/* The main program's mapping first, as pprof wants it. */
+static int build_mappings(const struct cp_profile *p, struct build *b, uint32_t main)
+{
+	size_t i, n = 0;
+
+	b->mappings = calloc(p->nr_mappings + 1, sizeof(*b->mappings));
+	b->pmappings = calloc(p->nr_mappings + 1, sizeof(*b->pmappings));
+	if (!b->mappings || !b->pmappings)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_mappings; i++) {
+		const struct cp_prof_mapping *m = &p->mappings[i];
+		Mapping *out = &b->mappings[i];
+
+		if (!b->used_map[i])
+			continue;
+		perftools__profiles__mapping__init(out);
+		out->id = i + 1;
+		out->memory_start = m->start;
+		out->memory_limit = m->limit;
+		out->file_offset = m->offset;
+		out->filename = m->file;
+		out->build_id = m->build_id;
+		out->has_functions = !!(m->caps & CP_SYM_FUNCTIONS);
+		out->has_filenames = !!(m->caps & CP_SYM_FILENAMES);
+		out->has_line_numbers = !!(m->caps & CP_SYM_LINES);
+		out->has_inline_frames = !!(m->caps & CP_SYM_INLINE);
+		if (i + 1 == main && n) {
+			b->pmappings[n++] = b->pmappings[0];
+			b->pmappings[0] = out;
+		} else {
+			b->pmappings[n++] = out;
+		}
+	}
+	b->prof.mapping = b->pmappings;
+	b->prof.n_mapping = n;
+	return 0;
+}
+
+static int build(struct cp_profile *p, struct build *b, const struct cp_pprof_info *info)
+{
+	int64_t samples, count, name, unit;
+	size_t nr, nr_ids, i;
+	int ret;
+
+	b->used_loc = calloc(p->nr_locations + 1, 1);
+	b->used_fn = calloc(p->nr_functions + 1, 1);
+	b->used_map = calloc(p->nr_mappings + 1, 1);
+	b->comments = calloc(info->nr_comments + 1, sizeof(*b->comments));
+	if (!b->used_loc || !b->used_fn || !b->used_map || !b->comments)
+		return -ENOMEM;
+	samples = str(p, "samples");
+	count = str(p, "count");
+	name = str(p, info->name);
+	unit = str(p, info->unit);
+	if (samples < 0 || count < 0 || name < 0 || unit < 0)
+		return -ENOMEM;
+	for (i = 0; i < info->nr_comments; i++) {
+		b->comments[i] = str(p, info->comments[i]);
+		if (b->comments[i] < 0)
+			return -ENOMEM;
+	}
+
+	perftools__profiles__profile__init(&b->prof);
+	for (i = 0; i < 2; i++)
+		perftools__profiles__value_type__init(&b->types[i]);
+	b->types[0].type = samples;
+	b->types[0].unit = count;
+	b->types[1].type = name;
+	b->types[1].unit = unit;
+	b->ptypes[0] = &b->types[0];
+	b->ptypes[1] = &b->types[1];
+	b->prof.sample_type = b->ptypes;
+	b->prof.n_sample_type = 2;
+	perftools__profiles__value_type__init(&b->period_type);
+	b->period_type.type = name;
+	b->period_type.unit = unit;
+	b->prof.period_type = &b->period_type;
+	b->prof.period = info->period;
+	b->prof.time_nanos = info->time_nanos;
+	b->prof.duration_nanos = info->duration_nanos;
+	b->prof.comment = b->comments;
+	b->prof.n_comment = info->nr_comments;
+
+	mark(p, b, info->event, &nr, &nr_ids);
+	ret = build_samples(p, b, info, nr, nr_ids);
+	if (!ret)
+		ret = build_locations(p, b);
+	if (!ret)
+		ret = build_functions(p, b);
+	if (!ret)
+		ret = build_mappings(p, b, info->main);
+	/* Last: the strings above are in it. */
+	b->prof.string_table = (char **)p->strs.str;
+	b->prof.n_string_table = p->strs.nr;
+	return ret;
+}
+
+int cp_pprof_write(FILE *out, struct cp_profile *p, const struct cp_pprof_info *info)
+{
+	struct build b = { 0 };
+	struct gz_buffer *gz;
+	int ret;
+
+	gz = calloc(1, sizeof(*gz));
+	if (!gz)
+		return -ENOMEM;
+	ret = build(p, &b, info);
+	if (ret)
+		goto out_free;
+
+	gz->base.append = gz_append;
+	gz->out = out;
+	/* 16 + MAX_WBITS: a gzip header; level 1, as Go's runtime/pprof. */
+	if (deflateInit2(&gz->z, Z_BEST_SPEED, Z_DEFLATED, 16 + MAX_WBITS, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	perftools__profiles__profile__pack_to_buffer(&b.prof, &gz->base);
+	gz->z.next_in = NULL;
+	gz->z.avail_in = 0;
+	if (!gz->err)
+		gz_drain(gz, Z_FINISH);
+	deflateEnd(&gz->z);
+	ret = gz->err;
+	if (!ret && (fflush(out) || ferror(out)))
+		ret = -EIO;
+out_free:
+	free_build(&b);
+	free(gz);
+	return ret;
+}

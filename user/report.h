@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CPROF_REPORT_H
+#define CPROF_REPORT_H
+
+/*
+ * cprof report without its command line: a recording, already opened, to a
+ * text view or pprof files. fuzz/ drives it with recordings in memory.
+ */
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "recording.h"
+#include "top.h"
+
+struct cp_report_opts {
+	const char *prog;	/* for messages: "cprof report" */
+	const char *input;	/* the recording's name, for messages */
+	const char *pprof;	/* write pprof here ("-": stdout); NULL: a text view */
+	const char *event;	/* only this event (name or index); NULL: all */
+	const char *symfs;	/* find mapped files under this directory */
+	enum cp_view view;
+	double fraction;	/* of the total under which nodes are left out */
+	bool labels;		/* pprof samples get pid, tid and comm labels */
+	bool force;		/* report what precedes damage instead of failing */
+	FILE *out;		/* the text view */
+	FILE *err;		/* errors and warnings */
+};
+
+/*
+ * Reports @rd as @o says. Returns the exit status: 0, 1 on failure (out of
+ * memory, cannot write), 2 on a damaged recording (without force) or a bad
+ * request (an event it does not have).
+ */
+int cp_report(const struct cp_report_opts *o, struct cp_rec_reader *rd);
+
+#endif /* CPROF_REPORT_H */

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CPROF_RESOLVE_H
+#define CPROF_RESOLVE_H
+
+/*
+ * Samples into the profile: each address of a sample's stack becomes a
+ * location of the mapping that had it at the time (the kernel's or a
+ * module's for kernel addresses), named once by the symbolizer or from
+ * kallsyms; the stack becomes a sample of the profile, weighted.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/causalprof.h>
+
+#include "htab.h"
+#include "ksyms.h"
+#include "profile.h"
+#include "replay.h"
+#include "symbolize.h"
+
+#define CP_LOST_FUNCTION	"[lost samples]"
+#define CP_KERNEL_MAPPING	"[kernel.kallsyms]"
+
+struct cp_raw;
+
+struct cp_resolver {
+	struct cp_profile *prof;
+	struct cp_replay *replay;
+	const struct cp_ksyms *ks;	/* NULL: kernel frames stay unnamed */
+	struct cp_symbolizer *sym;
+	bool labels;			/* samples carry pid, tid and comm */
+
+	uint32_t *kmaps;		/* profile mapping + 1, by kernel module */
+	unsigned int nr_kmaps;
+	int64_t lost_loc;		/* the [lost samples] location, or -1 */
+
+	/* Stacks already resolved, as recorded: most samples repeat one. */
+	struct cp_raw *raws;
+	size_t nr_raws, cap_raws;
+	uint64_t *raw_ips;
+	size_t nr_raw_ips, cap_raw_ips;
+	struct cp_htab raw_index;
+	uint32_t *locs;			/* scratch: a stack's locations */
+};
+
+void cp_resolve_init(struct cp_resolver *r, struct cp_profile *prof, struct cp_replay *replay,
+		     const struct cp_ksyms *ks, struct cp_symbolizer *sym, bool labels);
+void cp_resolve_free(struct cp_resolver *r);
+/* Adds sample @s, the record at @at, with the processes as they were then. */
+int cp_resolve_sample(struct cp_resolver *r, const struct causalprof_sample *s, struct cp_key at);
+/* Adds @count lost samples of @event, weighing @weight, on the [lost samples] frame. */
+int cp_resolve_lost(struct cp_resolver *r, uint8_t event, uint64_t count, uint64_t weight);
+/* Once every sample is in: the mappings' build ids and what their files offered. */
+int cp_resolve_finish(struct cp_resolver *r);
+
+#endif /* CPROF_RESOLVE_H */

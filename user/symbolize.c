@@ -1,0 +1,819 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * File offsets of mapped ELF files to functions, source lines and inline
+ * chains, for cprof report.
+ *
+ * A file is opened with libdwfl on its first lookup. Function names come from
+ * a table of its symbols sorted once by address (libdwfl's own lookup scans
+ * every symbol each time: far too slow for a profile). With DWARF, the
+ * function's DIE is found in a per-CU table of subprogram ranges, also built
+ * once, and the inline chain by walking down its children that contain the
+ * address; the line of the address is libdw's, the line of each inlined call
+ * its DW_AT_call_file/DW_AT_call_line.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "htab.h"
+#include "symbolize.h"
+
+/* How deep a DIE tree is walked looking for the scopes of an address. */
+#define MAX_SCOPE_DEPTH	64
+
+int cp_elf_build_id(const char *path, uint8_t *id, size_t size)
+{
+	const void *bits;
+	ssize_t len;
+	Elf *elf;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		ret = -ENOEXEC;
+		goto out_end;
+	}
+	len = dwelf_elf_gnu_build_id(elf, &bits);
+	if (len < 0)
+		ret = -ENOEXEC;
+	else if ((size_t)len > size)
+		ret = -ERANGE;
+	else {
+		memcpy(id, bits, len);
+		ret = len;
+	}
+out_end:
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+/* A function symbol, at its address as libdwfl knows it. */
+struct usym {
+	GElf_Addr addr;
+	GElf_Xword size;	/* 0: unknown, up to the next symbol */
+	GElf_Addr end;		/* of its section */
+	int rank;		/* of its binding: global first, then weak, local */
+	const char *name;	/* libdwfl's, valid until dwfl_end() */
+};
+
+/* A subprogram's address range, in DWARF addresses. */
+struct dfunc {
+	Dwarf_Addr lo, hi;
+	Dwarf_Die die;
+};
+
+/* A CU's address range, for files without .debug_aranges (Go's). */
+struct cu_range {
+	Dwarf_Addr lo, hi;
+	Dwarf_Die cu;
+};
+
+/* The subprograms of one CU, by address. */
+struct cu_funcs {
+	Dwarf_Off off;		/* of the CU DIE: the key */
+	struct dfunc *funcs;
+	size_t nr, cap;
+};
+
+struct cp_sym_file {
+	struct cp_symbolizer *owner;
+	char *path;		/* as recorded */
+	bool opened;
+	bool usable;
+	char *image;		/* an ELF image of the recording's, or NULL */
+	size_t image_len;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Elf *elf;
+	GElf_Addr bias;
+	bool dwarf;		/* it has DWARF */
+	unsigned int caps;
+	struct usym *syms;
+	size_t nr_syms;
+	struct cu_funcs *cus;
+	size_t nr_cus, cap_cus;
+	struct cp_htab cu_index;
+	struct cu_range *ranges;	/* built when libdw finds no CU by address */
+	size_t nr_ranges;
+	bool ranges_built;
+	size_t expect_len;
+	uint8_t expect[CP_BUILD_ID_MAX];
+	size_t id_len;
+	uint8_t id[CP_BUILD_ID_MAX];
+};
+
+struct cp_symbolizer {
+	char *symfs;		/* "" or a directory, no trailing slash */
+	FILE *warn;
+	struct cp_sym_file **files;
+	size_t nr, cap;
+	struct cp_htab index;	/* by path */
+};
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct cp_symbolizer *cp_sym_new(const char *symfs, FILE *warn)
+{
+	struct cp_symbolizer *s;
+	size_t len;
+
+	elf_version(EV_CURRENT);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->symfs = strdup(symfs ? symfs : "");
+	if (!s->symfs) {
+		free(s);
+		return NULL;
+	}
+	len = strlen(s->symfs);
+	while (len && s->symfs[len - 1] == '/')
+		s->symfs[--len] = '\0';
+	s->warn = warn;
+	cp_htab_init(&s->index);
+	return s;
+}
+
+static void free_file(struct cp_sym_file *f)
+{
+	size_t i;
+
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	for (i = 0; i < f->nr_cus; i++)
+		free(f->cus[i].funcs);
+	free(f->cus);
+	free(f->ranges);
+	cp_htab_free(&f->cu_index);
+	free(f->syms);
+	free(f->image);
+	free(f->path);
+	free(f);
+}
+
+void cp_sym_free(struct cp_symbolizer *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr; i++)
+		free_file(s->files[i]);
+	free(s->files);
+	cp_htab_free(&s->index);
+	free(s->symfs);
+	free(s);
+}
+
+static bool path_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct cp_symbolizer *s = ctx;
+
+	return !strcmp(s->files[idx]->path, key);
+}
+
+struct cp_sym_file *cp_sym_file(struct cp_symbolizer *s, const char *path)
+{
+	uint64_t hash = cp_hash_mem(CP_HASH_SEED, path, strlen(path));
+	int64_t i = cp_htab_find(&s->index, hash, path_eq, s, path);
+	struct cp_sym_file *f, **files;
+
+	if (i >= 0)
+		return s->files[i];
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+
+		files = realloc(s->files, cap * sizeof(*files));
+		if (!files)
+			return NULL;
+		s->files = files;
+		s->cap = cap;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->owner = s;
+	cp_htab_init(&f->cu_index);
+	f->path = strdup(path);
+	if (!f->path || cp_htab_add(&s->index, hash, s->nr)) {
+		free(f->path);
+		free(f);
+		return NULL;
+	}
+	s->files[s->nr++] = f;
+	return f;
+}
+
+int cp_sym_expect(struct cp_symbolizer *s, const char *path, const uint8_t *id, size_t len)
+{
+	struct cp_sym_file *f;
+
+	if (len > CP_BUILD_ID_MAX)
+		return -EINVAL;
+	f = cp_sym_file(s, path);
+	if (!f)
+		return -ENOMEM;
+	memcpy(f->expect, id, len);
+	f->expect_len = len;
+	return 0;
+}
+
+int cp_sym_add_image(struct cp_symbolizer *s, const char *name, const void *data, size_t len)
+{
+	struct cp_sym_file *f = cp_sym_file(s, name);
+
+	if (!f)
+		return -ENOMEM;
+	if (f->image || f->opened)
+		return -EEXIST;
+	f->image = malloc(len ? len : 1);
+	if (!f->image)
+		return -ENOMEM;
+	memcpy(f->image, data, len);
+	f->image_len = len;
+	return 0;
+}
+
+static void unusable(struct cp_sym_file *f, const char *why)
+{
+	if (f->owner->warn)
+		fprintf(f->owner->warn,
+			"cprof report: warning: %s: %s: its functions are not named\n",
+			f->path, why);
+}
+
+/*
+ * By address; of the names of one address the best first, as perf chooses:
+ * global before weak before local, then fewer leading underscores, then
+ * shorter ("memcpy" before "__GI_memcpy").
+ */
+static int usym_cmp(const void *a, const void *b)
+{
+	const struct usym *x = a, *y = b;
+	size_t ux, uy, lx, ly;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	ux = strspn(x->name, "_");
+	uy = strspn(y->name, "_");
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * The file's functions, from .symtab (the debuginfo's if need be) or .dynsym:
+ * FUNC and IFUNC symbols, and NOTYPE ones (assembler labels) of code sections.
+ */
+static void load_syms(struct cp_sym_file *f)
+{
+	int i, n = dwfl_module_getsymtab(f->mod);
+	GElf_Word shndx;
+	GElf_Addr addr, bias;
+	GElf_Shdr shmem, *sh;
+	GElf_Sym sym;
+	const char *name;
+	Elf *elf;
+	int type;
+	size_t nr = 0;
+
+	if (n <= 0)
+		return;
+	f->syms = calloc(n, sizeof(*f->syms));
+	if (!f->syms)
+		return;
+	for (i = 1; i < n; i++) {
+		name = dwfl_module_getsym_info(f->mod, i, &sym, &addr, &shndx, &elf, &bias);
+		if (!name || !*name || !elf || shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+			continue;
+		sh = gelf_getshdr(elf_getscn(elf, shndx), &shmem);
+		if (!sh || !(sh->sh_flags & SHF_EXECINSTR))
+			continue;
+		f->syms[nr++] = (struct usym){
+			.addr = addr,
+			.size = sym.st_size,
+			.end = sh->sh_addr + sh->sh_size + bias,
+			.rank = GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 0 :
+				GELF_ST_BIND(sym.st_info) == STB_WEAK ? 1 : 2,
+			.name = name,
+		};
+	}
+	f->nr_syms = nr;
+	if (nr)
+		qsort(f->syms, nr, sizeof(*f->syms), usym_cmp);
+}
+
+/* The function symbol at @addr: the best named of those starting last at or before it. */
+static const char *find_sym(const struct cp_sym_file *f, GElf_Addr addr)
+{
+	size_t lo = 0, hi = f->nr_syms, i;
+	const struct usym *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* The first of the symbols at that address ranks best. */
+	for (i = lo - 1; i && f->syms[i - 1].addr == f->syms[lo - 1].addr; i--)
+		;
+	s = &f->syms[i];
+	if (s->size)
+		return addr - s->addr < s->size ? s->name : NULL;
+	/* No size: up to the next symbol, within its section. */
+	return addr < s->end ? s->name : NULL;
+}
+
+static Dwfl_Module *report_module(struct cp_sym_file *f)
+{
+	char *path;
+	struct stat st;
+	Dwfl_Module *mod;
+
+	if (f->image)
+		return dwfl_report_offline_memory(f->dwfl, f->path, f->path, f->image,
+						  f->image_len);
+	/* Nothing is mapped from there; reading it could take forever. */
+	if (!strncmp(f->path, "/proc/", 6) || !strncmp(f->path, "/sys/", 5) ||
+	    !strncmp(f->path, "/dev/", 5)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (asprintf(&path, "%s%s", f->owner->symfs, f->path) < 0)
+		return NULL;
+	/* Regular files only: a FIFO or a device would block or never end. */
+	if (stat(path, &st)) {
+		free(path);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		free(path);
+		errno = EINVAL;
+		return NULL;
+	}
+	mod = dwfl_report_offline(f->dwfl, f->path, path, -1);
+	free(path);
+	return mod;
+}
+
+static void open_file(struct cp_sym_file *f)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr, bias;
+	int len;
+
+	f->opened = true;
+	/* "[vdso]" and the like, unless the recording has its image: nothing to say. */
+	if (!f->image && f->path[0] != '/')
+		return;
+	f->dwfl = dwfl_begin(&offline_callbacks);
+	if (!f->dwfl)
+		return;
+	dwfl_report_begin(f->dwfl);
+	errno = 0;
+	f->mod = report_module(f);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (!f->mod) {
+		if (errno == EINVAL)
+			unusable(f, "not a regular file of code");
+		else if (errno)
+			unusable(f, strerror(errno));
+		else
+			unusable(f, dwfl_errmsg(-1));
+		return;
+	}
+	f->elf = dwfl_module_getelf(f->mod, &f->bias);
+	if (!f->elf) {
+		unusable(f, dwfl_errmsg(-1));
+		return;
+	}
+	len = dwfl_module_build_id(f->mod, &bits, &vaddr);
+	if (len > 0 && len <= CP_BUILD_ID_MAX) {
+		memcpy(f->id, bits, len);
+		f->id_len = len;
+	}
+	if (f->expect_len && (f->id_len != f->expect_len ||
+			      memcmp(f->id, f->expect, f->id_len))) {
+		unusable(f, "it has changed since the recording (its build id differs)");
+		return;
+	}
+	f->usable = true;
+	load_syms(f);
+	if (f->nr_syms)
+		f->caps |= CP_SYM_FUNCTIONS;
+	if (dwfl_module_getdwarf(f->mod, &bias)) {
+		f->dwarf = true;
+		f->caps |= CP_SYM_FUNCTIONS | CP_SYM_FILENAMES | CP_SYM_LINES | CP_SYM_INLINE;
+	}
+}
+
+/* The address libdwfl knows the byte at file offset @off as. */
+static bool offset_to_addr(const struct cp_sym_file *f, uint64_t off, GElf_Addr *addr)
+{
+	GElf_Phdr mem, *ph;
+	size_t i, n;
+
+	if (elf_getphdrnum(f->elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		ph = gelf_getphdr(f->elf, i, &mem);
+		if (!ph || ph->p_type != PT_LOAD)
+			continue;
+		if (off >= ph->p_offset && off - ph->p_offset < ph->p_filesz) {
+			*addr = ph->p_vaddr + (off - ph->p_offset) + f->bias;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int add_func(struct cu_funcs *cu, Dwarf_Addr lo, Dwarf_Addr hi, Dwarf_Die *die)
+{
+	struct dfunc *funcs;
+
+	if (lo >= hi)
+		return 0;
+	if (cu->nr == cu->cap) {
+		size_t cap = cu->cap ? cu->cap * 2 : 64;
+
+		funcs = realloc(cu->funcs, cap * sizeof(*funcs));
+		if (!funcs)
+			return -ENOMEM;
+		cu->funcs = funcs;
+		cu->cap = cap;
+	}
+	cu->funcs[cu->nr++] = (struct dfunc){ .lo = lo, .hi = hi, .die = *die };
+	return 0;
+}
+
+/* The subprograms with code under @parent, also in namespaces and classes. */
+static int collect_funcs(struct cu_funcs *cu, Dwarf_Die *parent, int depth)
+{
+	Dwarf_Addr base, lo, hi;
+	Dwarf_Die child;
+	ptrdiff_t off;
+	int ret;
+
+	if (depth > MAX_SCOPE_DEPTH || dwarf_child(parent, &child))
+		return 0;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+			off = 0;
+			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+				ret = add_func(cu, lo, hi, &child);
+				if (ret)
+					return ret;
+			}
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+		case DW_TAG_module:
+			ret = collect_funcs(cu, &child, depth + 1);
+			if (ret)
+				return ret;
+			break;
+		}
+	} while (!dwarf_siblingof(&child, &child));
+	return 0;
+}
+
+static int dfunc_cmp(const void *a, const void *b)
+{
+	const struct dfunc *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+static bool cu_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct cp_sym_file *f = ctx;
+
+	return f->cus[idx].off == *(const Dwarf_Off *)key;
+}
+
+/* The subprogram table of @cudie, built on first use; NULL when out of memory. */
+static struct cu_funcs *get_cu(struct cp_sym_file *f, Dwarf_Die *cudie)
+{
+	Dwarf_Off off = dwarf_dieoffset(cudie);
+	uint64_t hash = cp_hash_u64(CP_HASH_SEED, off);
+	int64_t i = cp_htab_find(&f->cu_index, hash, cu_eq, f, &off);
+	struct cu_funcs *cu;
+
+	if (i >= 0)
+		return &f->cus[i];
+	if (f->nr_cus == f->cap_cus) {
+		size_t cap = f->cap_cus ? f->cap_cus * 2 : 16;
+
+		cu = realloc(f->cus, cap * sizeof(*cu));
+		if (!cu)
+			return NULL;
+		f->cus = cu;
+		f->cap_cus = cap;
+	}
+	cu = &f->cus[f->nr_cus];
+	*cu = (struct cu_funcs){ .off = off };
+	if (collect_funcs(cu, cudie, 0) || cp_htab_add(&f->cu_index, hash, f->nr_cus)) {
+		free(cu->funcs);
+		return NULL;
+	}
+	if (cu->nr)
+		qsort(cu->funcs, cu->nr, sizeof(*cu->funcs), dfunc_cmp);
+	f->nr_cus++;
+	return cu;
+}
+
+/* The subprogram whose code has @pc. */
+static bool find_func(const struct cu_funcs *cu, Dwarf_Addr pc, Dwarf_Die *die)
+{
+	size_t lo = 0, hi = cu->nr;
+	int tries;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cu->funcs[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/*
+	 * The last range starting at or before pc, or one a little before it
+	 * if that one is a nested or empty oddity.
+	 */
+	for (tries = 0; lo-- && tries < 8; tries++) {
+		if (pc < cu->funcs[lo].hi) {
+			*die = cu->funcs[lo].die;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * DW_AT_name (through abstract origins), unless DW_AT_linkage_name is a
+ * mangled C++ or Rust name: that one qualifies it, and pprof demangles it.
+ * (A C function's linkage name is an assembler alias like "__GI_qsort".)
+ */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute mem, *a;
+	const char *name = NULL, *plain;
+
+	a = dwarf_attr_integrate(die, DW_AT_linkage_name, &mem);
+	if (!a)
+		a = dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &mem);
+	if (a)
+		name = dwarf_formstring(a);
+	plain = dwarf_diename(die);
+	if (name && (!plain || !strncmp(name, "_Z", 2) || !strncmp(name, "_R", 2)))
+		return name;
+	return plain;
+}
+
+/* Where the inlined subroutine @die was called from. */
+static void call_site(Dwarf_Die *cudie, Dwarf_Die *die, const char **file, int *line)
+{
+	Dwarf_Attribute mem;
+	Dwarf_Files *files;
+	Dwarf_Word idx, ln;
+	size_t nr;
+
+	*file = NULL;
+	*line = 0;
+	if (!dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &mem), &ln) && ln <= INT32_MAX)
+		*line = ln;
+	if (!dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &mem), &idx) &&
+	    !dwarf_getsrcfiles(cudie, &files, &nr) && idx < nr)
+		*file = dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+static void set_frame(struct cp_sym_frame *fr, Dwarf_Die *die)
+{
+	fr->func = die_name(die);
+	fr->sysname = fr->func;
+	fr->decl_file = dwarf_decl_file(die);
+	if (dwarf_decl_line(die, &fr->decl_line))
+		fr->decl_line = 0;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Every CU's ranges, from the CU DIEs themselves. */
+static void build_ranges(struct cp_sym_file *f, Dwarf *dw)
+{
+	Dwarf_Off off = 0, next;
+	Dwarf_Addr base, lo, hi;
+	struct cu_range *more;
+	size_t hsize, cap = 0;
+	Dwarf_Die cu;
+	ptrdiff_t o;
+
+	f->ranges_built = true;
+	while (!dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
+		if (dwarf_offdie(dw, off + hsize, &cu)) {
+			for (o = 0; (o = dwarf_ranges(&cu, o, &base, &lo, &hi)) > 0;) {
+				if (lo >= hi)
+					continue;
+				if (f->nr_ranges == cap) {
+					cap = cap ? 2 * cap : 64;
+					more = realloc(f->ranges, cap * sizeof(*more));
+					if (!more)
+						return;
+					f->ranges = more;
+				}
+				f->ranges[f->nr_ranges++] = (struct cu_range){ lo, hi, cu };
+			}
+		}
+		off = next;
+	}
+	if (f->nr_ranges)
+		qsort(f->ranges, f->nr_ranges, sizeof(*f->ranges), range_cmp);
+}
+
+/* The CU of @addr: libdw's (from .debug_aranges), else from the CUs' ranges. */
+static Dwarf_Die *find_cu(struct cp_sym_file *f, GElf_Addr addr, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(f->mod, addr, bias);
+	size_t lo = 0, hi;
+	Dwarf *dw;
+
+	if (cu)
+		return cu;
+	dw = dwfl_module_getdwarf(f->mod, bias);
+	if (!dw)
+		return NULL;
+	if (!f->ranges_built)
+		build_ranges(f, dw);
+	for (hi = f->nr_ranges; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->ranges[mid].lo <= addr - *bias)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && addr - *bias < f->ranges[lo - 1].hi)
+		return &f->ranges[lo - 1].cu;
+	return NULL;
+}
+
+/*
+ * The DWARF view of @addr: the subprogram, the subroutines inlined into it
+ * that contain @addr, innermost first. Returns the number of frames.
+ */
+static int dwarf_frames(struct cp_sym_file *f, GElf_Addr addr, struct cp_sym_frame *frames,
+			int max)
+{
+	Dwarf_Die chain[MAX_SCOPE_DEPTH], cur, child, *cudie;
+	const char *file = NULL;
+	struct cu_funcs *cu;
+	Dwarf_Addr bias, pc;
+	Dwarf_Line *line;
+	int n = 0, depth, lineno = 0, i, k;
+	bool found;
+
+	cudie = find_cu(f, addr, &bias);
+	if (!cudie)
+		return 0;
+	pc = addr - bias;
+	line = dwarf_getsrc_die(cudie, pc);
+	if (line) {
+		file = dwarf_linesrc(line, NULL, NULL);
+		if (dwarf_lineno(line, &lineno))
+			lineno = 0;
+	}
+
+	cu = get_cu(f, cudie);
+	if (cu && find_func(cu, pc, &cur)) {
+		chain[n++] = cur;
+		for (depth = 0; depth < MAX_SCOPE_DEPTH && n < MAX_SCOPE_DEPTH; depth++) {
+			found = false;
+			if (dwarf_child(&cur, &child))
+				break;
+			do {
+				switch (dwarf_tag(&child)) {
+				case DW_TAG_inlined_subroutine:
+				case DW_TAG_lexical_block:
+				case DW_TAG_try_block:
+				case DW_TAG_catch_block:
+					found = dwarf_haspc(&child, pc) > 0;
+					break;
+				}
+			} while (!found && !dwarf_siblingof(&child, &child));
+			if (!found)
+				break;
+			cur = child;
+			if (dwarf_tag(&cur) == DW_TAG_inlined_subroutine)
+				chain[n++] = cur;
+		}
+	}
+	if (!n) {
+		/* Lines without a subprogram (assembler): the line alone. */
+		if (!file)
+			return 0;
+		frames[0] = (struct cp_sym_frame){ .file = file, .line = lineno };
+		return 1;
+	}
+
+	/* chain[n - 1] is the innermost; it is at the address's own line. */
+	for (i = n - 1, k = 0; i >= 0 && k < max; i--, k++) {
+		set_frame(&frames[k], &chain[i]);
+		if (i == n - 1) {
+			frames[k].file = file;
+			frames[k].line = lineno;
+		} else {
+			call_site(cudie, &chain[i + 1], &frames[k].file, &frames[k].line);
+		}
+	}
+	return k;
+}
+
+int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *frames, int max)
+{
+	const char *sym;
+	GElf_Addr addr;
+	int n = 0, i;
+
+	if (max <= 0)
+		return 0;
+	if (!f->opened)
+		open_file(f);
+	if (!f->usable || !offset_to_addr(f, off, &addr))
+		return 0;
+	sym = find_sym(f, addr);
+	if (f->dwarf)
+		n = dwarf_frames(f, addr, frames, max);
+	if (!n) {
+		if (!sym)
+			return 0;
+		frames[0] = (struct cp_sym_frame){ .func = sym, .sysname = sym };
+		return 1;
+	}
+	/* The outermost is the function the symbol table knows. */
+	if (sym)
+		frames[n - 1].sysname = sym;
+	if (!frames[n - 1].func)
+		frames[n - 1].func = frames[n - 1].sysname;
+	for (i = 0; i < n; i++)
+		if (!frames[i].sysname)
+			frames[i].sysname = frames[i].func;
+	return n;
+}
+
+unsigned int cp_sym_caps(const struct cp_sym_file *f)
+{
+	return f->usable ? f->caps : 0;
+}
+
+size_t cp_sym_build_id(const struct cp_sym_file *f, const uint8_t **id)
+{
+	if (f->expect_len) {
+		*id = f->expect;
+		return f->expect_len;
+	}
+	*id = f->id;
+	return f->id_len;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CPROF_SYMBOLIZE_H
+#define CPROF_SYMBOLIZE_H
+
+/*
+ * Code addresses of ELF files to source: the function, and with DWARF the
+ * file and line, and the functions inlined there, innermost first. Files
+ * are the ones mapped at recording time, opened as they are now (under a
+ * --symfs root), with their separate debug information when installed, or
+ * ELF images the recording carries (the vDSO). Built on elfutils' libdwfl.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CP_BUILD_ID_MAX		64
+#define CP_SYM_MAX_FRAMES	32
+
+/* One function of an address; for an inlined one, where it was inlined. */
+struct cp_sym_frame {
+	const char *func;	/* its name */
+	const char *sysname;	/* the symbol it is known as (maybe mangled) */
+	const char *file;	/* source file of the address, or NULL */
+	int line;		/* and its line there, or 0 */
+	const char *decl_file;	/* where the function is defined, or NULL */
+	int decl_line;
+};
+
+/* What a file's lookups found, as pprof's Mapping.has_* fields want it. */
+enum {
+	CP_SYM_FUNCTIONS	= 1 << 0,
+	CP_SYM_FILENAMES	= 1 << 1,
+	CP_SYM_LINES		= 1 << 2,
+	CP_SYM_INLINE		= 1 << 3,
+};
+
+struct cp_symbolizer;
+struct cp_sym_file;
+
+/*
+ * @symfs: a directory to find the files under, "" or NULL for "/"; @warn:
+ * where to say that a file cannot be used (once per file), or NULL.
+ */
+struct cp_symbolizer *cp_sym_new(const char *symfs, FILE *warn);
+void cp_sym_free(struct cp_symbolizer *s);
+/* The build id @path had when it was recorded: a file that differs is not used. */
+int cp_sym_expect(struct cp_symbolizer *s, const char *path, const uint8_t *id, size_t len);
+/* @name ("[vdso]") is this ELF image; @data is copied. */
+int cp_sym_add_image(struct cp_symbolizer *s, const char *name, const void *data, size_t len);
+/* The file (or image) @path, opened on its first lookup; NULL when out of memory. */
+struct cp_sym_file *cp_sym_file(struct cp_symbolizer *s, const char *path);
+/*
+ * The functions at file offset @off of @f, innermost first, into @frames
+ * (room for @max): their number, 0 when nothing is known there. The strings
+ * stay valid until cp_sym_free().
+ */
+int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *frames, int max);
+/* CP_SYM_* that the file offers, once it was looked into. */
+unsigned int cp_sym_caps(const struct cp_sym_file *f);
+/* Its build id (the recorded one, else the file's): length, 0 if none. */
+size_t cp_sym_build_id(const struct cp_sym_file *f, const uint8_t **id);
+
+/*
+ * The GNU build id of the ELF file at @path into @id: its length, 0 if the
+ * file has none, or -errno (-ENOEXEC: not ELF).
+ */
+int cp_elf_build_id(const char *path, uint8_t *id, size_t size);
+
+#endif /* CPROF_SYMBOLIZE_H */
