@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cprof report on damaged input and failing output, no module needed: a
+ * recording written by hand (tests/synth.c) cut short or corrupted in the
+ * ways a crash, a full disk or a bad copy do it must fail with exit status 2
+ * and a message naming the damage and its offset (or, with --force, report
+ * what precedes it), never crash or hang; a report that cannot be written
+ * fails with status 1.
+ */
+
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "kselftest_harness.h"
+#include "synth.h"
+
+FIXTURE(input)
+{
+	char dir[64];
+	char good[128];		/* the whole recording */
+	char bad[128];		/* damaged copies */
+	unsigned char *data;
+	size_t len;
+	uint64_t offs[512];	/* of the records */
+	int nr;
+};
+
+FIXTURE_SETUP(input)
+{
+	char prog[PATH_MAX], lib[PATH_MAX];
+	struct sym_run run;
+	uint64_t off;
+	uint32_t size;
+
+	ASSERT_EQ(0, synth_path("sym/symtarget", prog, sizeof(prog)));
+	ASSERT_EQ(0, synth_path("sym/libsymlib.so", lib, sizeof(lib)));
+	ASSERT_EQ(0, synth_probe(prog, lib, &run));
+	strcpy(self->dir, "/tmp/report_input_test.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->good, sizeof(self->good), "%s/good.data", self->dir);
+	snprintf(self->bad, sizeof(self->bad), "%s/bad.data", self->dir);
+	ASSERT_EQ(0, synth_standard(self->good, &run, 0));
+	ASSERT_EQ(0, synth_slurp(self->good, &self->data, &self->len));
+	/* Where the records are, walked here without cprof's reader. */
+	for (off = 16; off + 8 <= self->len && self->nr < 512; off += size) {
+		memcpy(&size, self->data + off + 4, 4);
+		ASSERT_EQ(0, size % 8);
+		self->offs[self->nr++] = off;
+	}
+	ASSERT_EQ(self->len, off);
+}
+
+FIXTURE_TEARDOWN(input)
+{
+	char cmd[128];
+
+	free(self->data);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->dir);
+	if (self->dir[0] && system(cmd))
+		TH_LOG("cannot remove %s", self->dir);
+}
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, data, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* Runs cprof report on @path with @extra args; the status, its stderr in *@err. */
+static int report(const char *path, const char *extra, char **err)
+{
+	char *argv[] = { "report", "-i", (char *)path, (char *)extra, NULL };
+
+	return synth_cprof(argv, NULL, err);
+}
+
+/* The record that contains byte @at. */
+static uint64_t record_at(const FIXTURE_DATA(input) *self, uint64_t at)
+{
+	int i;
+
+	for (i = self->nr - 1; i > 0 && self->offs[i] > at; i--)
+		;
+	return self->offs[i];
+}
+
+TEST_F(input, whole_recording)
+{
+	char *err = NULL;
+
+	EXPECT_EQ(0, report(self->good, NULL, &err));
+	EXPECT_STREQ("", err);
+	free(err);
+}
+
+/* Cut inside a record (a crash, a full disk): exit 2 naming where. */
+TEST_F(input, truncated)
+{
+	char want[96], *err = NULL;
+	uint64_t cuts[] = { self->len - 3, self->offs[self->nr / 2] + 20, self->offs[3] + 4 };
+	size_t i;
+
+	for (i = 0; i < sizeof(cuts) / sizeof(*cuts); i++) {
+		ASSERT_EQ(0, write_file(self->bad, self->data, cuts[i]));
+		EXPECT_EQ(2, report(self->bad, NULL, &err));
+		snprintf(want, sizeof(want), "truncated at offset %llu",
+			 (unsigned long long)record_at(self, cuts[i]));
+		TH_LOG("cut at %llu: %s", (unsigned long long)cuts[i], err);
+		EXPECT_NE(NULL, strstr(err, want));
+		EXPECT_NE(NULL, strstr(err, "cut short"));
+		EXPECT_NE(NULL, strstr(err, "--force"));
+		free(err);
+	}
+}
+
+/* Cut between records, before END and KALLSYMS (cprof record killed). */
+TEST_F(input, cut_at_a_record)
+{
+	size_t cut = self->offs[self->nr / 2];
+	char want[96], *err = NULL;
+
+	ASSERT_EQ(0, write_file(self->bad, self->data, cut));
+	EXPECT_EQ(2, report(self->bad, NULL, &err));
+	TH_LOG("%s", err);
+	snprintf(want, sizeof(want), "truncated at offset %zu", cut);
+	EXPECT_NE(NULL, strstr(err, want));
+	EXPECT_NE(NULL, strstr(err, "END record"));
+	free(err);
+}
+
+/* --force: the records before the damage, with a warning; status 0. */
+TEST_F(input, force_reports_what_precedes)
+{
+	size_t cut = self->offs[self->nr - 4] + 12;
+	char *argv[] = { "report", "-i", self->bad, "--force", NULL };
+	char *out = NULL, *err = NULL;
+
+	ASSERT_EQ(0, write_file(self->bad, self->data, cut));
+	EXPECT_EQ(0, synth_cprof(argv, &out, &err));
+	EXPECT_NE(NULL, strstr(err, "warning"));
+	EXPECT_NE(NULL, strstr(err, "truncated at offset"));
+	EXPECT_NE(NULL, strstr(out, "qsort"));
+	free(out);
+	free(err);
+}
+
+static void corrupt_size(struct __test_metadata *_metadata, FIXTURE_DATA(input) *self,
+			 uint32_t size, const char *what)
+{
+	uint64_t off = self->offs[self->nr / 2];
+	char want[128], *err = NULL;
+	unsigned char *copy = malloc(self->len);
+
+	ASSERT_NE(NULL, copy);
+	memcpy(copy, self->data, self->len);
+	memcpy(copy + off + 4, &size, 4);
+	ASSERT_EQ(0, write_file(self->bad, copy, self->len));
+	free(copy);
+	EXPECT_EQ(2, report(self->bad, NULL, &err));
+	TH_LOG("%s", err);
+	snprintf(want, sizeof(want), "corrupt record at offset %llu: size %u is %s",
+		 (unsigned long long)off, size, what);
+	EXPECT_NE(NULL, strstr(err, want));
+	free(err);
+}
+
+TEST_F(input, size_not_a_multiple_of_8)
+{
+	corrupt_size(_metadata, self, 44, "not a multiple of 8");
+}
+
+TEST_F(input, size_zero)
+{
+	corrupt_size(_metadata, self, 0, "smaller than a record header");
+}
+
+/* A sample whose address count does not fit its size, or of an unknown event. */
+TEST_F(input, malformed_sample)
+{
+	struct causalprof_sample s;
+	unsigned char *copy = malloc(self->len);
+	char want[96], *err = NULL;
+	uint64_t off = 0;
+	int i;
+
+	ASSERT_NE(NULL, copy);
+	for (i = 0; i < self->nr && !off; i++) {
+		memcpy(&s, self->data + self->offs[i], sizeof(s));
+		if (s.hdr.type == CAUSALPROF_REC_SAMPLE)
+			off = self->offs[i];
+	}
+	ASSERT_NE(0, off);
+	snprintf(want, sizeof(want), "corrupt record at offset %llu", (unsigned long long)off);
+
+	memcpy(copy, self->data, self->len);
+	s.nr_user = 1000;
+	memcpy(copy + off, &s, sizeof(s));
+	ASSERT_EQ(0, write_file(self->bad, copy, self->len));
+	EXPECT_EQ(2, report(self->bad, NULL, &err));
+	TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, want));
+	EXPECT_NE(NULL, strstr(err, "SAMPLE"));
+	free(err);
+
+	memcpy(copy, self->data, self->len);
+	memcpy(&s, self->data + off, sizeof(s));
+	s.event = 3;
+	memcpy(copy + off, &s, sizeof(s));
+	ASSERT_EQ(0, write_file(self->bad, copy, self->len));
+	EXPECT_EQ(2, report(self->bad, NULL, &err));
+	TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, want));
+	EXPECT_NE(NULL, strstr(err, "event 3"));
+	free(err);
+	free(copy);
+}
+
+/* Not a recording at all. */
+TEST_F(input, not_a_recording)
+{
+	char fifo[160], *err = NULL;
+
+	ASSERT_EQ(0, write_file(self->bad, "CPROFREX\1\0\0\0\20\0\0\0", 16));
+	EXPECT_EQ(2, report(self->bad, NULL, &err));
+	EXPECT_NE(NULL, strstr(err, "not a cprof recording"));
+	free(err);
+	ASSERT_EQ(0, write_file(self->bad, "", 0));
+	EXPECT_EQ(2, report(self->bad, NULL, &err));
+	EXPECT_NE(NULL, strstr(err, "empty"));
+	free(err);
+	/* A header only: no META. */
+	ASSERT_EQ(0, write_file(self->bad, self->data, 16));
+	EXPECT_EQ(2, report(self->bad, NULL, &err));
+	TH_LOG("%s", err);
+	free(err);
+	/* A FIFO must not block it. */
+	snprintf(fifo, sizeof(fifo), "%s/fifo", self->dir);
+	ASSERT_EQ(0, mkfifo(fifo, 0600));
+	EXPECT_EQ(2, report(fifo, NULL, &err));
+	EXPECT_NE(NULL, strstr(err, "not a regular file"));
+	free(err);
+	/* A missing file is a failure, not damage. */
+	EXPECT_EQ(1, report("/nonexistent/cprof.data", NULL, &err));
+	EXPECT_NE(NULL, strstr(err, "No such file"));
+	free(err);
+}
+
+/* Cut anywhere: exit 0 (a whole file) or 2, never a crash. */
+TEST_F(input, every_cut)
+{
+	size_t cut;
+	int rc, n = 0;
+
+	for (cut = 0; cut < self->len; cut += 89) {
+		ASSERT_EQ(0, write_file(self->bad, self->data, cut));
+		rc = report(self->bad, NULL, NULL);
+		if (rc != 2)
+			TH_LOG("cut at %zu: exit %d", cut, rc);
+		EXPECT_EQ(2, rc);
+		n++;
+	}
+	TH_LOG("%d cuts", n);
+}
+
+/* A report that cannot be written fails, saying so. */
+TEST_F(input, write_errors)
+{
+	char *argv[] = { "report", "-i", self->good, NULL };
+	char *pprof[] = { "report", "-i", self->good, "--pprof", "/dev/full", NULL };
+	char *nodir[] = { "report", "-i", self->good, "--pprof", "/nonexistent/x.pb.gz", NULL };
+	char *err = NULL;
+	int fd, pipefd[2], rc;
+
+	fd = open("/dev/full", O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, synth_cprof_fd(argv, fd, &err));
+	close(fd);
+	TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "No space left"));
+	free(err);
+
+	EXPECT_EQ(1, synth_cprof(pprof, NULL, &err));
+	TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "cannot write /dev/full"));
+	free(err);
+	/* A half-written profile is removed, never a device. */
+	EXPECT_EQ(0, access("/dev/full", F_OK));
+
+	EXPECT_EQ(1, synth_cprof(nodir, NULL, &err));
+	EXPECT_NE(NULL, strstr(err, "cannot create"));
+	free(err);
+
+	/* A closed pipe: SIGPIPE, or EPIPE where it is ignored. */
+	ASSERT_EQ(0, pipe(pipefd));
+	close(pipefd[0]);
+	rc = synth_cprof_fd(argv, pipefd[1], NULL);
+	close(pipefd[1]);
+	EXPECT_TRUE(rc == 128 + SIGPIPE || rc == 1);
+}
+
+TEST_F(input, usage_errors)
+{
+	char *both[] = { "report", "-i", self->good, "--lines", "--threads", NULL };
+	char *bad[] = { "report", "--no-such-option", NULL };
+	char *event[] = { "report", "-i", self->good, "--event", "cycles", NULL };
+	char *err = NULL;
+
+	EXPECT_EQ(2, synth_cprof(both, NULL, &err));
+	free(err);
+	EXPECT_EQ(2, synth_cprof(bad, NULL, &err));
+	EXPECT_NE(NULL, strstr(err, "usage"));
+	free(err);
+	EXPECT_EQ(2, synth_cprof(event, NULL, &err));
+	TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "0 (cpu-clock)"));
+	free(err);
+}
+
+TEST_HARNESS_MAIN
