@@ -13,42 +13,7 @@ set -u
 
 targets=$CAUSALPROF_REPO/build/tests/targets
 spin=$targets/spin
-tmp=$(mktemp -d)
-bg=
-trap 'cleanup' EXIT
-
-cleanup()
-{
-	[ -n "$bg" ] && kill -KILL "$bg" 2> /dev/null && wait "$bg" 2> /dev/null
-	rm -rf "$tmp"
-}
-
-n=0 passed=0 failed=0 skipped=0
-
-say()
-{
-	printf '# %s\n' "$@"
-}
-
-# Indented copy of a file, for diagnostics.
-show()
-{
-	sed 's/^/#   /' "$1"
-}
-
-# run_test NAME FUNCTION: the function returns 0 (pass), 1 (fail) or 4 (skip,
-# the reason in $reason).
-run_test()
-{
-	reason=
-	n=$((n + 1))
-	"$2"
-	case $? in
-	0) passed=$((passed + 1)); echo "ok $n $1" ;;
-	4) skipped=$((skipped + 1)); echo "ok $n $1 # SKIP $reason" ;;
-	*) failed=$((failed + 1)); echo "not ok $n $1" ;;
-	esac
-}
+. "$CAUSALPROF_REPO/tests/tap.sh"
 
 state()
 {
@@ -241,5 +206,4 @@ run_test "report shows threads and the hot function first" test_report
 run_test "SIGINT finishes a readable recording" test_sigint
 run_test "cycles without a PMU fails naming it" test_cycles
 run_test "the default event falls back to cpu-clock" test_default_event
-echo "# Totals: pass:$passed fail:$failed xfail:0 xpass:0 skip:$skipped error:0"
-[ "$failed" -eq 0 ]
+totals

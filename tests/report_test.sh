@@ -19,44 +19,9 @@ gobusy=$build/targets/gobusy
 symtarget=$build/sym/symtarget
 symlib=$build/sym/libsymlib.so
 recsum=$build/tools/recsum
-tmp=$(mktemp -d)
-bg=
-trap 'cleanup' EXIT
-
-# go tool pprof wants a home and a cache; the guest's root is read-only below
-# its overlay, so both go to the test's tmpfs directory.
+. "$CAUSALPROF_REPO/tests/tap.sh"
 export HOME=$tmp/home GOCACHE=$tmp/home/go-cache
 mkdir -p "$HOME"
-
-cleanup()
-{
-	[ -n "$bg" ] && kill -KILL "$bg" 2> /dev/null && wait "$bg" 2> /dev/null
-	rm -rf "$tmp"
-}
-
-n=0 passed=0 failed=0 skipped=0
-
-say()
-{
-	printf '# %s\n' "$@"
-}
-
-show()
-{
-	sed 's/^/#   /' "$1"
-}
-
-run_test()
-{
-	reason=
-	n=$((n + 1))
-	"$2"
-	case $? in
-	0) passed=$((passed + 1)); echo "ok $n $1" ;;
-	4) skipped=$((skipped + 1)); echo "ok $n $1 # SKIP $reason" ;;
-	*) failed=$((failed + 1)); echo "not ok $n $1" ;;
-	esac
-}
 
 # record NAME ARGS...: cprof record -e cpu-clock into $tmp/NAME.data
 record()
@@ -273,5 +238,4 @@ run_test "the pprof totals are the recording's" test_totals
 run_test "a Go program's functions are named" test_go_program
 run_test "a dlopen()ed library, the vDSO and the kernel are named" test_dlopen_vdso_kernel
 run_test "a recording cut by SIGKILL: status 2, --force reads it" test_killed_recording
-echo "# Totals: pass:$passed fail:$failed xfail:0 xpass:0 skip:$skipped error:0"
-[ "$failed" -eq 0 ]
+totals

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Sourced by the shell tests (tests/*_test.sh): a scratch directory removed
+# at exit with the background job $bg, and TAP output in the kselftest
+# format the VM harness counts.
+
+tmp=$(mktemp -d)
+bg=
+trap 'cleanup' EXIT
+
+cleanup()
+{
+	[ -n "$bg" ] && kill -KILL "$bg" 2> /dev/null && wait "$bg" 2> /dev/null
+	rm -rf "$tmp"
+}
+
+n=0 passed=0 failed=0 skipped=0
+
+say()
+{
+	printf '# %s\n' "$@"
+}
+
+# Indented copy of a file, for diagnostics.
+show()
+{
+	sed 's/^/#   /' "$1"
+}
+
+# run_test NAME FUNCTION: the function returns 0 (pass), 1 (fail) or 4 (skip,
+# the reason in $reason).
+run_test()
+{
+	reason=
+	n=$((n + 1))
+	"$2"
+	case $? in
+	0) passed=$((passed + 1)); echo "ok $n $1" ;;
+	4) skipped=$((skipped + 1)); echo "ok $n $1 # SKIP $reason" ;;
+	*) failed=$((failed + 1)); echo "not ok $n $1" ;;
+	esac
+}
+
+# The closing line; the exit status says whether everything passed.
+totals()
+{
+	echo "# Totals: pass:$passed fail:$failed xfail:0 xpass:0 skip:$skipped error:0"
+	[ "$failed" -eq 0 ]
+}
