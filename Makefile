@@ -3,7 +3,8 @@
 # make            build kmod/causalprof.ko and user/cprof
 # make check      build everything, boot the test VM, run the whole suite
 # make demo       build, boot the VM, load the module and show it working
-# make bench      benchmarks (in the VM), results in bench/RESULTS.md
+# make bench      benchmarks (in the VM), results in bench/RESULTS.md;
+#                 BENCH=sampling,report runs only those bench/*.sh
 # make fuzz       fuzz the recording reader and cprof report (FUZZ_TIME s each)
 # make deps       install the Debian packages the project needs (root)
 #
@@ -42,7 +43,7 @@ demo: deps
 bench: deps
 	$(MAKE) tests
 	$(MAKE) -C bench
-	VM_TIMEOUT=3600 TEST_TIMEOUT=3600 tests/vm/run bench
+	VM_TIMEOUT=3600 TEST_TIMEOUT=3600 tests/vm/run bench $(BENCH)
 	tr -d '\r' < build/vm/result.log | sed -n 's/^RESULT //p' >> bench/RESULTS.md
 	@echo "results appended to bench/RESULTS.md"
 

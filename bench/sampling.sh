@@ -9,12 +9,14 @@
 # work, so perf's start-up (~9 s in the VM) is not counted.
 #
 # Env: CAUSALPROF_REPO, CAUSALPROF_KO, CPROF (set by the VM harness);
-# REPS (default 5), ITERS (default 150000000).
+# REPS (default 7), ITERS (default 150000000), THREADS (default: the
+# number of CPUs).
 
 repo=${CAUSALPROF_REPO:?}
 wl=$repo/build/bench/workload
-reps=${REPS:-5}
+reps=${REPS:-7}
 iters=${ITERS:-150000000}
+threads=${THREADS:-$(nproc)}
 tmp=$(mktemp -d)
 
 grep -q '^causalprof ' /proc/modules || insmod "${CAUSALPROF_KO:?}" || exit 1
@@ -27,15 +29,15 @@ run()
 {
 	case $1 in
 	base)
-		"$wl" 2 "$iters" > "$tmp/out" ;;
+		"$wl" "$threads" "$iters" > "$tmp/out" ;;
 	cprof)
 		"$CPROF" record -e cpu-clock -F "$2" -o "$tmp/c.data" -- \
-			"$wl" 2 "$iters" > "$tmp/out" 2> "$tmp/cprof.err"
+			"$wl" "$threads" "$iters" > "$tmp/out" 2> "$tmp/cprof.err"
 		sed -n 's/.*recorded \([0-9]*\) samples (\([0-9]*\) lost).*/\1 \2/p' \
 			"$tmp/cprof.err" >> "$tmp/cprof.$2.summary" ;;
 	perf)
 		perf record -q -e cpu-clock -F "$2" -g -o "$tmp/p.data" -- \
-			"$wl" 2 "$iters" > "$tmp/out" 2> "$tmp/perf.err" ;;
+			"$wl" "$threads" "$iters" > "$tmp/out" 2> "$tmp/perf.err" ;;
 	esac || { echo "$1 at $2 Hz failed:"; cat "$tmp"/*.err 2>/dev/null; return 1; }
 	elapsed "$tmp/out"
 }
@@ -45,7 +47,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 echo "RESULT "
 echo "RESULT ## Sampling overhead ($(date -u '+%Y-%m-%d %H:%M UTC'), \`make bench\`, bench/sampling.sh)"
 echo "RESULT "
-echo "RESULT QEMU/TCG, 2 vCPUs, kernel $(uname -r); workload: 2 threads x $iters rounds;"
+echo "RESULT QEMU/TCG, $(nproc) vCPUs${ICOUNT:+, -icount shift=$ICOUNT}, kernel $(uname -r); workload: $threads threads x $iters rounds;"
 echo "RESULT cpu-clock with call stacks; $reps interleaved repetitions, medians."
 echo "RESULT "
 echo "RESULT | rate | unprofiled (ms) | cprof (ms) | cprof overhead | perf (ms) | perf overhead | cprof / perf overhead | cprof samples (lost) |"

@@ -3,13 +3,18 @@
  * A fixed amount of CPU-bound work for the sampling benchmark: THREADS
  * threads each run ITERS rounds of an integer mix, then the program prints
  * the wall time the work took, so start-up costs of whatever launched it
- * (perf record needs seconds) stay out of the measurement.
+ * (perf record needs seconds) stay out of the measurement. Thread i is
+ * pinned to CPU i modulo the CPUs it may use: left to the scheduler, two
+ * threads on 2 vCPUs sometimes share one for a while, which alone moves
+ * the wall time by 50 % under TCG.
  *
  *	workload THREADS ITERS
  *
  * stdout: "elapsed_ns N"
  */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -33,9 +38,29 @@ static unsigned long __attribute__((noinline)) mix(unsigned long x)
 	return x;
 }
 
+static cpu_set_t allowed;
+
+/* The n-th CPU of the allowed set, cycling. */
+static int nth_cpu(long n)
+{
+	int cpu, count = CPU_COUNT(&allowed);
+
+	n %= count;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &allowed) && n-- == 0)
+			return cpu;
+	return 0;
+}
+
 static void *work(void *arg)
 {
 	unsigned long i, x = (unsigned long)arg;
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(nth_cpu((long)arg), &one);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one))
+		fprintf(stderr, "workload: cannot pin thread %ld\n", (long)arg);
 
 	for (i = 0; i < iters; i++)
 		x = mix(x + i);
@@ -53,6 +78,10 @@ int main(int argc, char *argv[])
 	    !(iters = strtoul(argv[2], NULL, 0))) {
 		fprintf(stderr, "usage: workload THREADS ITERS\n");
 		return 2;
+	}
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) || !CPU_COUNT(&allowed)) {
+		perror("sched_getaffinity");
+		return 1;
 	}
 	t0 = now_ns();
 	for (i = 0; i < n; i++)

@@ -218,8 +218,14 @@ static void raise_global(s64 local)
 		;
 }
 
-/* NMI or hard irq, current is a target task. */
-void cp_causal_sample(u64 period, bool timed, const u64 *uips, unsigned int nu)
+/*
+ * NMI or hard irq, current is a target task. Payment is queued only from a
+ * sample that interrupted user mode: the work then runs on the way back
+ * from this very interrupt, so it never waits (holding a module reference)
+ * behind a syscall that blocks for long; a sample in the kernel still
+ * counts as a hit.
+ */
+void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsigned int nu)
 {
 	u32 id = exp_current();
 	struct cp_task *t;
@@ -237,7 +243,7 @@ void cp_causal_sample(u64 period, bool timed, const u64 *uips, unsigned int nu)
 		atomic64_inc(&exp.hits);
 		raise_global(atomic64_add_return(period * exp.speedup / 1000, &t->local));
 	}
-	if (atomic64_read(&exp.global) <= atomic64_read(&t->local))
+	if (!user || atomic64_read(&exp.global) <= atomic64_read(&t->local))
 		return;
 	if (atomic_fetch_or(CP_TASK_QUEUED, &t->flags) & CP_TASK_QUEUED)
 		return;

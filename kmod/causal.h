@@ -21,8 +21,11 @@ int cp_causal_stop(void);
 bool cp_causal_running(void);
 void cp_causal_uninit(void);
 
-/* From the overflow handler, for a target task: user IP and return addresses. */
-void cp_causal_sample(u64 period, bool timed, const u64 *uips, unsigned int nu);
+/*
+ * From the overflow handler, for a target task: user IP and return
+ * addresses; user: the sample interrupted user mode.
+ */
+void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsigned int nu);
 
 /* From the scheduler hooks. */
 void cp_causal_fork(struct task_struct *parent, struct task_struct *child);

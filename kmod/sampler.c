@@ -132,7 +132,7 @@ static void cp_overflow(struct perf_event *event, struct perf_sample_data *data,
 		local64_inc(&st->samples);
 	else
 		local64_inc(&st->lost);
-	cp_causal_sample(data->period, (int)index == counters.timed,
+	cp_causal_sample(data->period, (int)index == counters.timed, user_mode(regs),
 			 this_cpu_ptr(counters.scratch)->ips + nk, nu);
 out_dec:
 	this_cpu_dec(busy);

@@ -356,4 +356,54 @@ struct causalprof_end {
 	__u64	lost;		/* samples of this session dropped */
 };
 
+/*
+ * The result of one experiment, streamed to the session owner when the
+ * experiment stops (by EXPERIMENT_STOP, or because the session stops: then
+ * hdr.flags has CAUSALPROF_EXP_F_SESSION_END), before the session's END.
+ * After the fixed part come nr_ranges struct causalprof_exp_range, then
+ * nr_points struct causalprof_exp_point (the progress points registered
+ * when the experiment stopped). Every delta covers the experiment only.
+ * The effective duration is wall_ns - inserted_ns.
+ */
+#define CAUSALPROF_EXP_F_SESSION_END	(1U << 0)
+
+struct causalprof_exp_range {
+	__u32	pid;		/* thread group id, initial pid namespace */
+	__u32	pad;
+	__u64	start;
+	__u64	end;		/* exclusive */
+};
+
+struct causalprof_exp_point {
+	__u32	id;		/* CAUSALPROF_PP_A_ID */
+	__u32	kind;		/* enum causalprof_pp_kind */
+	__u64	count;		/* throughput: hits; latency: begins */
+	__u64	ends;		/* latency: ends (0 for throughput) */
+	__u64	area_ns;	/* latency: integral of the in-flight count over
+				 * the experiment, ns (0 for throughput)
+				 */
+	__u64	inflight;	/* latency: in flight when it started */
+};
+
+struct causalprof_experiment {
+	struct causalprof_record_hdr hdr;
+	__u64	time_ns;	/* when it stopped (CLOCK_MONOTONIC) */
+	__u64	start_ns;	/* when it started */
+	__u64	wall_ns;	/* time_ns - start_ns */
+	__u64	inserted_ns;	/* global delay at the end (0 at the start) */
+	__u64	hits;		/* samples that hit the selected code */
+	__u64	payments;	/* sleeps paid */
+	__u64	paid_ns;	/* total time slept in payments */
+	__u64	capped;		/* payments cut at max_pause_us */
+	__u64	inherited;	/* wake-ups that raised a local delay */
+	__u64	table_full;	/* threads not delayed: task table full */
+	__u32	id;		/* experiment number within the module */
+	__u32	speedup;	/* per mille */
+	__u32	tasks_paid;	/* threads that paid at least once */
+	__u16	nr_ranges;
+	__u16	nr_points;
+	/* struct causalprof_exp_range ranges[nr_ranges]; */
+	/* struct causalprof_exp_point points[nr_points]; */
+};
+
 #endif /* _UAPI_LINUX_CAUSALPROF_H */

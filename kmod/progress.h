@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CAUSALPROF_PROGRESS_H
+#define _CAUSALPROF_PROGRESS_H
+
+#include <linux/types.h>
+
+struct dentry;
+struct netlink_ext_ack;
+struct seq_file;
+
+#define CP_MAX_PROGRESS		16
+
+/*
+ * Progress points: uprobes on (file, offset) that count the target's
+ * passes exactly. A throughput point counts hits; a latency point is a
+ * begin/end pair whose in-flight count is integrated over time. Points
+ * belong to the recording session: all are removed when it stops.
+ * Add, del and clear run in process context under the session lock.
+ */
+int cp_progress_add(u32 id, u32 kind, const char *path, u64 offset, u64 end_offset,
+		    struct netlink_ext_ack *extack);
+int cp_progress_del(u32 id, struct netlink_ext_ack *extack);
+void cp_progress_clear(void);
+
+/* A point's counters at one instant; area integrated up to that instant. */
+struct cp_progress_snap {
+	u32 id;
+	u32 kind;		/* enum causalprof_pp_kind */
+	u64 count;		/* throughput: hits; latency: begins */
+	u64 ends;
+	u64 area_ns;
+	u64 inflight;
+};
+
+/* Fills up to max snapshots, one per registered point; returns how many. */
+unsigned int cp_progress_snapshot(struct cp_progress_snap *snap, unsigned int max);
+
+void cp_progress_show(struct seq_file *m);
+void cp_progress_debugfs(struct dentry *parent);
+
+#endif /* _CAUSALPROF_PROGRESS_H */
