@@ -289,6 +289,30 @@ out_unlock:
 }
 
 /*
+ * Experiments and progress points are controlled through the surface that
+ * started the session: a session with an owner only by its owner's socket
+ * (who), one started through /proc only through /proc (who == NULL).
+ * Under sess.lock.
+ */
+static int __maybe_unused may_control(const struct cp_owner *who, struct netlink_ext_ack *extack)
+{
+	lockdep_assert_held(&sess.lock);
+
+	if (sess.state != CAUSALPROF_STATE_RECORDING) {
+		NL_SET_ERR_MSG(extack, "no session is running");
+		return -ENOENT;
+	}
+	if (!sess.cfg.owner.net != !who || (who && !owner_eq(who, &sess.cfg.owner))) {
+		if (sess.cfg.owner.net)
+			NL_SET_ERR_MSG(extack, "only the session's owner may do this");
+		else
+			NL_SET_ERR_MSG(extack, "the session was started through /proc: control it there");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/*
  * An experiment runs inside a recording session. Ranges name processes by
  * thread group id in the initial pid namespace.
  */

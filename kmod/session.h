@@ -97,6 +97,11 @@ int causalprof_experiment_start(u32 speedup, const struct cp_range *ranges, unsi
 				struct netlink_ext_ack *extack);
 int causalprof_experiment_stop(struct netlink_ext_ack *extack);
 void causalprof_experiment_show(struct seq_file *m);
+/* who: the caller's socket, NULL through /proc; see may_control() */
+int causalprof_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
+			    u64 offset, u64 end_offset, struct netlink_ext_ack *extack);
+int causalprof_progress_del(const struct cp_owner *who, u32 id,
+			    struct netlink_ext_ack *extack);
 const char *causalprof_state_name(enum causalprof_state state);
 
 int causalprof_session_init(void);
