@@ -319,7 +319,42 @@ static char *read_fd(int fd)
 	return buf;
 }
 
+static int run_cprof(char *const argv[], int out_fd, char **out, char **err);
+
+/* An anonymous scratch file; O_TMPFILE where the file system has it. */
+static int scratch_fd(void)
+{
+	char name[] = "/tmp/synth.XXXXXX";
+	int fd = open("/tmp", O_TMPFILE | O_RDWR, 0600);
+
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
+		return fd;
+	fd = mkstemp(name);
+	if (fd >= 0)
+		unlink(name);
+	return fd;
+}
+
+/*
+ * Runs cprof with argv; its exit status (128 + signal if killed), or
+ * -errno if it could not be run. *out and *err are always set (when
+ * asked for) to what cprof printed, or to a message saying why it did
+ * not run, so callers may compare them without checking for NULL.
+ */
 static int run(char *const argv[], int out_fd, char **out, char **err)
+{
+	int ret = run_cprof(argv, out_fd, out, err);
+	char msg[128];
+
+	snprintf(msg, sizeof(msg), "synth: cannot run cprof: %s", strerror(-ret));
+	if (out && !*out)
+		*out = strdup(ret < 0 ? msg : "");
+	if (err && !*err)
+		*err = strdup(ret < 0 ? msg : "");
+	return ret;
+}
+
+static int run_cprof(char *const argv[], int out_fd, char **out, char **err)
 {
 	char path[PATH_MAX], *args[64];
 	int ofd = -1, efd = -1, status, i, ret;
@@ -329,13 +364,17 @@ static int run(char *const argv[], int out_fd, char **out, char **err)
 	for (i = 0; argv[i] && i < 62; i++)
 		args[i + 1] = argv[i];
 	args[i + 1] = NULL;
+	if (out)
+		*out = NULL;
+	if (err)
+		*err = NULL;
 	if (out_fd < 0) {
-		ofd = open("/tmp", O_TMPFILE | O_RDWR, 0600);
+		ofd = scratch_fd();
 		if (ofd < 0)
 			return -errno;
 		out_fd = ofd;
 	}
-	efd = open("/tmp", O_TMPFILE | O_RDWR, 0600);
+	efd = scratch_fd();
 	if (efd < 0) {
 		ret = -errno;
 		goto out;
