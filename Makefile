@@ -43,9 +43,7 @@ demo: deps
 bench: deps
 	$(MAKE) tests
 	$(MAKE) -C bench
-	VM_TIMEOUT=3600 TEST_TIMEOUT=3600 tests/vm/run bench $(BENCH)
-	tr -d '\r' < build/vm/result.log | sed -n 's/^RESULT //p' >> bench/RESULTS.md
-	@echo "results appended to bench/RESULTS.md"
+	BENCH=$(BENCH) bench/run
 
 FUZZ_TIME ?= 30
 fuzz:

@@ -87,7 +87,7 @@ for n in pprof top perf; do
 done
 
 echo "RESULT "
-echo "RESULT ## Report speed ($(date -u '+%Y-%m-%d %H:%M UTC'), \`make bench\`, bench/report.sh)"
+echo "RESULT ## Report speed (${BENCH_DATE:-$(date -u '+%Y-%m-%dT%H:%MZ')}, \`make bench\`, bench/report.sh)"
 echo "RESULT "
 echo "RESULT QEMU/TCG, 2 vCPUs, kernel $(uname -r). Recordings of 2 bad-LRU processes"
 echo "RESULT (build/tests/targets/lru) for $secs s, cpu-clock at $rate Hz with call stacks:"

@@ -301,11 +301,14 @@ int causalprof_netlink_send_records(struct net *net, u32 portid, u64 id, const v
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)) + nla_total_size(len), GFP_KERNEL);
+	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)) + nla_total_size(0) +
+			  nla_total_size(len), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put(msg, 0, 0, &genl_family, 0, CAUSALPROF_CMD_RECORDS);
 	if (!hdr || nla_put_u64_64bit(msg, CAUSALPROF_A_SESSION_ID, id, CAUSALPROF_A_PAD) ||
+	    (!IS_ALIGNED(skb_tail_pointer(msg) - (u8 *)nlmsg_hdr(msg) + NLA_HDRLEN, 8) &&
+	     nla_put(msg, CAUSALPROF_A_PAD, 0, NULL)) ||
 	    nla_put(msg, CAUSALPROF_A_RECORDS, len, recs)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;

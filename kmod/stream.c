@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The session's rings and their one consumer: a delayed work that drains
- * them every DRAIN_INTERVAL, or at once when the overflow handler finds a
+ * them every drain_ms, or at once when the overflow handler finds a
  * ring half full (through an irq_work: the handler may be an NMI), into
  * CAUSALPROF_CMD_RECORDS messages unicast to the session's owner.
  *
@@ -53,10 +53,13 @@ static unsigned int sideband_kb = 1024;
 module_param(sideband_kb, uint, 0644);
 MODULE_PARM_DESC(sideband_kb, "Ring of mmap/comm/fork/exit records, KiB, rounded up to a power of two (16 to 65536, default 1024)");
 
+static unsigned int drain_ms = 100;
+module_param(drain_ms, uint, 0644);
+MODULE_PARM_DESC(drain_ms, "Drain the rings every N ms, 1 to 1000 (default 100); a half-full ring drains at once");
+
 #define RING_KB_MIN		4
 #define SIDEBAND_KB_MIN		16
 #define RING_KB_MAX		65536
-#define DRAIN_INTERVAL		msecs_to_jiffies(10)
 /* Records per message: with its headers, a message fits in 32 KiB. */
 #define BATCH_MAX		(32 * 1024 - 512)
 /* Messages one drain sends before it lets other work run. */
@@ -97,6 +100,11 @@ static struct {
 /* Drains are serialized by drain_lock; sideband writers by sb_lock. */
 static DEFINE_MUTEX(drain_lock);
 static DEFINE_SPINLOCK(sb_lock);
+
+static unsigned long drain_interval(void)
+{
+	return msecs_to_jiffies(clamp(READ_ONCE(drain_ms), 1U, 1000U));
+}
 
 static void drain_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(drain_work, drain_work_fn);
@@ -336,7 +344,7 @@ static void drain_work_fn(struct work_struct *work)
 	ret = drain(false);
 	mutex_unlock(&drain_lock);
 	if (READ_ONCE(strm.running))
-		queue_delayed_work(system_unbound_wq, &drain_work, ret > 0 ? 0 : DRAIN_INTERVAL);
+		queue_delayed_work(system_unbound_wq, &drain_work, ret > 0 ? 0 : drain_interval());
 }
 
 /*
@@ -419,7 +427,7 @@ int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack 
 	strm.held = true;
 	strm.ended = false;
 	WRITE_ONCE(strm.running, true);
-	queue_delayed_work(system_unbound_wq, &drain_work, DRAIN_INTERVAL);
+	queue_delayed_work(system_unbound_wq, &drain_work, drain_interval());
 	return 0;
 
 err_nomem:
@@ -439,7 +447,7 @@ void cp_stream_open(void)
 	mutex_lock(&drain_lock);
 	strm.held = false;
 	mutex_unlock(&drain_lock);
-	mod_delayed_work(system_unbound_wq, &drain_work, DRAIN_INTERVAL);
+	mod_delayed_work(system_unbound_wq, &drain_work, drain_interval());
 }
 
 /* No more periodic drains. Once nothing writes into the rings any more. */

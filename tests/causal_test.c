@@ -355,7 +355,8 @@ TEST_F(causal, rmmod_mid_experiment)
 
 TEST_F(causal, target_exits_mid_experiment)
 {
-	ASSERT_EQ(0, spawn(_metadata, self, "spin", "1"));
+	/* Long enough to be sampled in its selected code by a starved VM too. */
+	ASSERT_EQ(0, spawn(_metadata, self, "spin", "3"));
 	ASSERT_EQ(0, session_start(self));
 	ASSERT_EQ(0, experiment_start(self, 500));
 	ASSERT_EQ(0, cp_target_wait(&self->target, 10000));

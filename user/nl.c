@@ -10,14 +10,17 @@
  * session's owner, and can arrive in the middle of any request (before the
  * reply to SESSION_START, during SESSION_STOP). A stream socket therefore has
  * the sequence check off, and every receive path, a request's included,
- * hands RECORDS messages to the records handler. libnl peeks at each message
- * for its size, so batches of any size fit.
+ * hands RECORDS messages to the records handler. A stream socket reads each
+ * message once into a buffer of STREAM_MSG_BUF: the module's messages are at
+ * most 32 KiB (the uapi header's promise), and libnl's default, peeking at
+ * every message for its size, copies each one two or three times.
  */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/netlink.h>
@@ -30,6 +33,9 @@
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
 #endif
+
+/* A stream socket's receive buffer: RECORDS messages are at most 32 KiB. */
+#define STREAM_MSG_BUF		(64 << 10)
 
 /* How long a request on a stream socket may wait for the next message. */
 #define REPLY_TIMEOUT_MS	30000
@@ -437,6 +443,42 @@ static int stream_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
 	return NL_SKIP;
 }
 
+/*
+ * The stream's recv for libnl: one recvmsg() into a malloc()ed buffer that
+ * libnl frees. libnl's own zeroes a fresh buffer for every message.
+ * Returns the message's length, 0 when there is none (EAGAIN), or a
+ * negative libnl error.
+ */
+static int stream_recv(struct nl_sock *sk, struct sockaddr_nl *from, unsigned char **buf,
+		       struct ucred **creds)
+{
+	struct iovec iov = { .iov_len = STREAM_MSG_BUF };
+	struct msghdr msg = {
+		.msg_name = from,
+		.msg_namelen = sizeof(*from),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+	ssize_t n;
+
+	if (creds)
+		*creds = NULL;
+	iov.iov_base = malloc(STREAM_MSG_BUF);
+	if (!iov.iov_base)
+		return -NLE_NOMEM;
+	do
+		n = recvmsg(nl_socket_get_fd(sk), &msg, 0);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0 || (msg.msg_flags & MSG_TRUNC) || msg.msg_namelen != sizeof(*from)) {
+		free(iov.iov_base);
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -nl_syserr2nlerr(errno);
+		return n ? (msg.msg_flags & MSG_TRUNC ? -NLE_MSG_TRUNC : -NLE_NOADDR) : 0;
+	}
+	*buf = iov.iov_base;
+	return n;
+}
+
 int cp_nl_receive(struct cp_nl *nl)
 {
 	struct nl_cb *sock_cb, *cb;
@@ -450,6 +492,7 @@ int cp_nl_receive(struct cp_nl *nl)
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, stream_valid, nl);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, stream_ack, nl);
 	nl_cb_err(cb, NL_CB_CUSTOM, stream_error, nl);
+	nl_cb_overwrite_recv(cb, stream_recv);
 	for (i = 0; i < RECEIVE_BATCH; i++) {
 		n = nl_recvmsgs_report(nl->sock, cb);
 		if (n < 0) {
@@ -485,6 +528,10 @@ int cp_nl_stream_init(struct cp_nl *nl, cp_nl_records_fn *fn, void *arg, int rcv
 	if (ret < 0)
 		return nlerr_to_errno(ret);
 	nl_socket_disable_seq_check(nl->sock);
+	ret = nl_socket_set_msg_buf_size(nl->sock, STREAM_MSG_BUF);
+	if (ret < 0)
+		return nlerr_to_errno(ret);
+	nl_socket_disable_msg_peek(nl->sock);
 	nl->on_records = fn;
 	nl->records_arg = arg;
 	return 0;

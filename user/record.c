@@ -424,26 +424,28 @@ static void write_buildid(struct record *r, const char *path)
 }
 
 /* A batch of our session's records: count them, and write them. */
+/*
+ * Writes a batch's records as they came, in runs as long as possible: one
+ * write for a whole batch unless an MMAP's BUILDID record goes in between.
+ */
 static void take_batch(struct record *r, const unsigned char *p, size_t len)
 {
 	const struct causalprof_record_hdr *h;
 	const struct causalprof_mmap *m;
 	const struct causalprof_lost *l;
 	const struct causalprof_end *e;
+	const unsigned char *run = p;
 	uint32_t size;
 
 	while (len) {
-		if (cp_rec_check(p, len, &size)) {
+		if (cp_rec_check(p, len, &size) || r->end_seen) {
+			/* Malformed, or after the END of the session. */
 			r->bad_batches++;
-			return;
+			break;
 		}
 		h = (const void *)p;
-		if (r->end_seen) {
-			/* Nothing follows the END of a session. */
-			r->bad_batches++;
-			return;
-		}
-		cp_rec_put_raw(&r->w, p, size);
+		p += size;
+		len -= size;
 		switch (h->type) {
 		case CAUSALPROF_REC_SAMPLE:
 			r->samples++;
@@ -457,8 +459,11 @@ static void take_batch(struct record *r, const unsigned char *p, size_t len)
 			break;
 		case CAUSALPROF_REC_MMAP:
 			m = cp_rec_mmap(h);
-			if (m && m->path[0] == '/')
+			if (m && m->path[0] == '/') {
+				cp_rec_put_raw(&r->w, run, p - run);
+				run = p;
 				write_buildid(r, m->path);
+			}
 			break;
 		case CAUSALPROF_REC_END:
 			e = cp_rec_end(h);
@@ -470,9 +475,9 @@ static void take_batch(struct record *r, const unsigned char *p, size_t len)
 			}
 			break;
 		}
-		p += size;
-		len -= size;
 	}
+	if (p > run)
+		cp_rec_put_raw(&r->w, run, p - run);
 }
 
 static void on_records(struct cp_nl *nl, uint64_t session_id, const void *recs, size_t len,
@@ -485,6 +490,11 @@ static void on_records(struct cp_nl *nl, uint64_t session_id, const void *recs, 
 	if (r->writing) {
 		if (session_id != r->session_id) {
 			r->foreign++;
+			return;
+		}
+		/* The module aligns the records to 8 (in a buffer malloc() aligned). */
+		if (!((uintptr_t)recs & 7)) {
+			take_batch(r, recs, len);
 			return;
 		}
 		if (len > r->aligned_size) {

@@ -72,6 +72,10 @@
  *     CAUSALPROF_A_SESSION_ID: NLA_U64
  *     CAUSALPROF_A_RECORDS: NLA_BINARY, a batch of stream records: each
  *       starts with struct causalprof_record_hdr and is padded to 8 bytes.
+ *       Its payload starts at an offset from the message's start that is a
+ *       multiple of 8 (a CAUSALPROF_A_PAD precedes it when needed), so a
+ *       reader that receives into an 8-aligned buffer can use the records
+ *       in place.
  *   A message is at most 32 KiB. Records keep their order per CPU; across
  *   CPUs, and between samples and the other records, order by time_ns. A
  *   MMAP, COMM, FORK or EXIT record never arrives after a sample taken
