@@ -2,6 +2,7 @@
 
 #include "causal.h"
 #include "debugfs.h"
+#include "progress.h"
 #include "stats.h"
 
 #include <linux/cpumask.h>
@@ -61,6 +62,7 @@ void __init causalprof_debugfs_init(void)
 	for_each_possible_cpu(cpu)
 		create_cpu_dir(cpu);
 	cp_causal_debugfs(debugfs_dir);
+	cp_progress_debugfs(debugfs_dir);
 }
 
 void causalprof_debugfs_uninit(void)

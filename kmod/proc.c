@@ -3,6 +3,7 @@
 #include "causal.h"
 #include "events.h"
 #include "proc.h"
+#include "progress.h"
 #include "session.h"
 #include "stats.h"
 #include "version.h"
@@ -75,6 +76,24 @@ static int experiment_open(struct inode *inode, struct file *file)
 
 static const struct proc_ops experiment_ops = {
 	.proc_open	= experiment_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+};
+
+static int progress_show(struct seq_file *m, void *v)
+{
+	cp_progress_show(m);
+	return 0;
+}
+
+static int progress_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, progress_show, NULL);
+}
+
+static const struct proc_ops progress_ops = {
+	.proc_open	= progress_open,
 	.proc_read	= seq_read,
 	.proc_lseek	= seq_lseek,
 	.proc_release	= single_release,
@@ -369,6 +388,92 @@ out:
 	return ret;
 }
 
+/* What the keys of one "progress add" command said. */
+struct progress_args {
+	bool id_set, kind_set, offset_set, end_set;
+	u32 id, kind;
+	char *path;
+	u64 offset, end;
+};
+
+static int parse_progress_key(struct progress_args *pa, char *tok)
+{
+	char *val = strchr(tok, '=');
+
+	if (!val)
+		return -EINVAL;
+	*val++ = '\0';
+	if (!strcmp(tok, "id") && !pa->id_set) {
+		pa->id_set = true;
+		return kstrtou32(val, 0, &pa->id);
+	}
+	if (!strcmp(tok, "kind") && !pa->kind_set) {
+		pa->kind_set = true;
+		if (!strcmp(val, "throughput"))
+			pa->kind = CAUSALPROF_PP_THROUGHPUT;
+		else if (!strcmp(val, "latency"))
+			pa->kind = CAUSALPROF_PP_LATENCY;
+		else
+			return -EINVAL;
+		return 0;
+	}
+	if (!strcmp(tok, "path") && !pa->path && *val) {
+		pa->path = val;
+		return 0;
+	}
+	if (!strcmp(tok, "offset") && !pa->offset_set) {
+		pa->offset_set = true;
+		return kstrtou64(val, 0, &pa->offset);
+	}
+	if (!strcmp(tok, "end") && !pa->end_set) {
+		pa->end_set = true;
+		return kstrtou64(val, 0, &pa->end);
+	}
+	return -EINVAL;
+}
+
+/*
+ * "add id=N kind=throughput path=/FILE offset=OFF",
+ * "add id=N kind=latency path=/FILE offset=OFF end=OFF" or "del id=N"
+ */
+static int control_progress(struct file *file, char *args)
+{
+	struct netlink_ext_ack extack = {};
+	struct progress_args pa = {};
+	char *verb = next_token(&args), *tok;
+	int ret;
+
+	if (!verb || (strcmp(verb, "add") && strcmp(verb, "del")))
+		goto err_inval;
+	while ((tok = next_token(&args))) {
+		if (parse_progress_key(&pa, tok))
+			goto err_inval;
+	}
+	if (!pa.id_set)
+		goto err_inval;
+
+	if (!strcmp(verb, "del")) {
+		if (pa.kind_set || pa.path || pa.offset_set || pa.end_set)
+			goto err_inval;
+		ret = causalprof_progress_del(NULL, pa.id, &extack);
+		if (ret)
+			pr_debug("control: progress del: %s (%d)\n", extack._msg ?: "failed", ret);
+		return ret;
+	}
+	if (!pa.kind_set || !pa.path || !pa.offset_set ||
+	    (pa.kind == CAUSALPROF_PP_THROUGHPUT && pa.end_set) ||
+	    (pa.kind == CAUSALPROF_PP_LATENCY && !pa.end_set))
+		goto err_inval;
+	ret = causalprof_progress_add(NULL, pa.id, pa.kind, pa.path, pa.offset, pa.end, &extack);
+	if (ret)
+		pr_debug("control: progress add: %s (%d)\n", extack._msg ?: "failed", ret);
+	return ret;
+
+err_inval:
+	pr_debug("control: bad progress command\n");
+	return -EINVAL;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct file *file, char *args);
@@ -376,6 +481,7 @@ static const struct {
 	{ "start",	control_start },
 	{ "stop",	control_stop },
 	{ "experiment",	control_experiment },
+	{ "progress",	control_progress },
 };
 
 static int control_run(struct file *file, char *buf)
@@ -441,7 +547,8 @@ int __init causalprof_proc_init(void)
 		return -ENOMEM;
 	if (!proc_create("status", 0444, proc_dir, &status_ops) ||
 	    !proc_create("control", 0666, proc_dir, &control_ops) ||
-	    !proc_create("experiment", 0444, proc_dir, &experiment_ops)) {
+	    !proc_create("experiment", 0444, proc_dir, &experiment_ops) ||
+	    !proc_create("progress", 0444, proc_dir, &progress_ops)) {
 		proc_remove(proc_dir);
 		return -ENOMEM;
 	}

@@ -15,7 +15,14 @@ struct seq_file;
  * passes exactly. A throughput point counts hits; a latency point is a
  * begin/end pair whose in-flight count is integrated over time. Points
  * belong to the recording session: all are removed when it stops.
- * Add, del and clear run in process context under the session lock.
+ * Add, del and clear run in process context under the session lock, and
+ * only while the session records (the handlers read the target set).
+ *
+ * path is absolute; end_offset is 0 for a throughput point and the end
+ * probe's offset for a latency point. Errors: -EINVAL for bad arguments
+ * (kind, relative path, not a regular file, offset past the end, end
+ * given or missing), -ENOENT for a missing file, -EEXIST for an id in
+ * use, -ENOSPC beyond CP_MAX_PROGRESS points; del: -ENOENT.
  */
 int cp_progress_add(u32 id, u32 kind, const char *path, u64 offset, u64 end_offset,
 		    struct netlink_ext_ack *extack);
@@ -32,7 +39,10 @@ struct cp_progress_snap {
 	u64 inflight;
 };
 
-/* Fills up to max snapshots, one per registered point; returns how many. */
+/*
+ * Fills up to max snapshots, one per registered point; returns how many.
+ * Any context but NMI.
+ */
 unsigned int cp_progress_snapshot(struct cp_progress_snap *snap, unsigned int max);
 
 void cp_progress_show(struct seq_file *m);

@@ -3,6 +3,7 @@
 #include "causal.h"
 #include "events.h"
 #include "hooks.h"
+#include "progress.h"
 #include "sampler.h"
 #include "session.h"
 #include "sideband.h"
@@ -228,6 +229,8 @@ static void stop_locked(void)
 	lockdep_assert_held(&sess.lock);
 
 	cp_causal_stop();
+	/* Before the target set goes: the uprobe handlers read it. */
+	cp_progress_clear();
 	sess.state = CAUSALPROF_STATE_STOPPING;
 	spin_lock(&sess.owner_lock);
 	sess.cfg.owner = (struct cp_owner){};
@@ -294,7 +297,7 @@ out_unlock:
  * (who), one started through /proc only through /proc (who == NULL).
  * Under sess.lock.
  */
-static int __maybe_unused may_control(const struct cp_owner *who, struct netlink_ext_ack *extack)
+static int may_control(const struct cp_owner *who, struct netlink_ext_ack *extack)
 {
 	lockdep_assert_held(&sess.lock);
 
@@ -354,6 +357,31 @@ void causalprof_experiment_show(struct seq_file *m)
 	mutex_lock(&sess.lock);
 	cp_causal_show(m);
 	mutex_unlock(&sess.lock);
+}
+
+int causalprof_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
+			    u64 offset, u64 end_offset, struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	mutex_lock(&sess.lock);
+	ret = may_control(who, extack);
+	if (!ret)
+		ret = cp_progress_add(id, kind, path, offset, end_offset, extack);
+	mutex_unlock(&sess.lock);
+	return ret;
+}
+
+int causalprof_progress_del(const struct cp_owner *who, u32 id, struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	mutex_lock(&sess.lock);
+	ret = may_control(who, extack);
+	if (!ret)
+		ret = cp_progress_del(id, extack);
+	mutex_unlock(&sess.lock);
+	return ret;
 }
 
 void causalprof_session_status(struct cp_status *st)

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Progress points: uprobes on (file, offset) that count the passes of the
+ * session's target processes exactly. A throughput point counts hits. A
+ * latency point is a begin/end pair: each event first integrates the
+ * in-flight count over the time since the last one (area += inflight * dt),
+ * then moves it, so that area / ends is the mean latency (Little's law) up
+ * to the instant of any snapshot.
+ *
+ * Handlers run in task context, from uprobe_notify_resume() on the way
+ * back to user mode after the breakpoint, under the uprobe's
+ * register_rwsem held for reading. uprobe_unregister() takes that rwsem
+ * for writing before it unlinks the consumer, so once it returns no
+ * handler of the point runs or will run: the point may be freed, and the
+ * module's text go, right away. Points exist only while the session
+ * records (cp_progress_clear() comes before the target set goes), which
+ * is what makes cp_target_match() safe to call from the handlers.
+ *
+ * A process that is not a target and shares its memory only with its own
+ * threads asks, at its first hit, for the breakpoint to be taken out of
+ * its address space (UPROBE_HANDLER_REMOVE): it can never become a target
+ * later (only the children of targets do, before they first run), and a
+ * probe in a shared library then costs the rest of the system one trap.
+ *
+ * Add, del and clear are serialized by points_mutex (and run under the
+ * session lock besides); the table's readers take points_lock, so a
+ * snapshot may be taken from any context but NMI.
+ */
+
+#include "progress.h"
+#include "targets.h"
+
+#include <linux/atomic.h>
+#include <linux/causalprof.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/init.h>
+#include <linux/ktime.h>
+#include <linux/limits.h>
+#include <linux/mutex.h>
+#include <linux/namei.h>
+#include <linux/netlink.h>
+#include <linux/path.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uprobes.h>
+
+struct cp_point;
+
+struct cp_probe {
+	struct uprobe_consumer uc;
+	struct cp_point *pt;
+	u64 offset;
+	bool registered;
+};
+
+struct cp_point {
+	u32 id;
+	u32 kind;			/* enum causalprof_pp_kind */
+	char *name;			/* the path as given */
+	struct path path;		/* held while the probes are registered */
+	struct inode *inode;		/* the real inode (below an overlay) */
+	struct cp_probe begin, end;	/* end: latency points only */
+
+	atomic64_t hits;		/* throughput points */
+
+	/* Latency points, under lock */
+	raw_spinlock_t lock;
+	u64 begins, ends, inflight;
+	u64 stray_ends;			/* ends with nothing in flight */
+	u64 area_ns, last_ns;
+};
+
+static DEFINE_MUTEX(points_mutex);
+static DEFINE_SPINLOCK(points_lock);
+static struct cp_point *points[CP_MAX_PROGRESS];
+
+static struct {
+	atomic64_t hits;	/* counted, every point */
+	atomic64_t ignored;	/* hits by tasks that are not targets */
+	atomic64_t removed;	/* of those, breakpoints taken out of their mm */
+	atomic64_t stray_ends;
+	atomic64_t added;	/* points, since load */
+	atomic64_t deleted;
+} stats;
+
+static const char *const kind_names[] = {
+	[CAUSALPROF_PP_THROUGHPUT]	= "throughput",
+	[CAUSALPROF_PP_LATENCY]		= "latency",
+};
+
+/*
+ * A hit by a task that is not followed: not counted. Its breakpoints may
+ * go if nothing but its own threads uses its memory (mm_users only ever
+ * exceeds the thread count, by transient references or another process).
+ */
+static int ignore(void)
+{
+	atomic64_inc(&stats.ignored);
+	if (current->mm && atomic_read(&current->mm->mm_users) <= get_nr_threads(current)) {
+		atomic64_inc(&stats.removed);
+		return UPROBE_HANDLER_REMOVE;
+	}
+	return 0;
+}
+
+static int throughput_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	struct cp_probe *p = container_of(uc, struct cp_probe, uc);
+
+	if (!cp_target_match(current))
+		return ignore();
+	atomic64_inc(&p->pt->hits);
+	atomic64_inc(&stats.hits);
+	return 0;
+}
+
+/* Under pt->lock: the in-flight count integrated up to now. */
+static void integrate(struct cp_point *pt, u64 now)
+{
+	if (now > pt->last_ns) {
+		pt->area_ns += pt->inflight * (now - pt->last_ns);
+		pt->last_ns = now;
+	}
+}
+
+static int latency_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	struct cp_probe *p = container_of(uc, struct cp_probe, uc);
+	struct cp_point *pt = p->pt;
+	unsigned long flags;
+	bool stray = false;
+
+	if (!cp_target_match(current))
+		return ignore();
+
+	raw_spin_lock_irqsave(&pt->lock, flags);
+	integrate(pt, ktime_get_ns());
+	if (p == &pt->begin) {
+		pt->inflight++;
+		pt->begins++;
+	} else if (pt->inflight) {
+		pt->inflight--;
+		pt->ends++;
+	} else {
+		pt->stray_ends++;
+		stray = true;
+	}
+	raw_spin_unlock_irqrestore(&pt->lock, flags);
+
+	atomic64_inc(stray ? &stats.stray_ends : &stats.hits);
+	return 0;
+}
+
+static int probe_register(struct cp_point *pt, struct cp_probe *p, u64 offset,
+			  struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	if (offset >= i_size_read(pt->inode)) {
+		NL_SET_ERR_MSG(extack, "offset beyond the end of the file");
+		return -EINVAL;
+	}
+	p->pt = pt;
+	p->offset = offset;
+	p->uc.handler = pt->kind == CAUSALPROF_PP_LATENCY ? latency_handler : throughput_handler;
+	ret = uprobe_register(pt->inode, offset, &p->uc);
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "cannot place a uprobe at that offset");
+		return ret;
+	}
+	p->registered = true;
+	return 0;
+}
+
+/* Once this returns, no handler of p runs (see the top of the file). */
+static void probe_unregister(struct cp_point *pt, struct cp_probe *p)
+{
+	if (!p->registered)
+		return;
+	uprobe_unregister(pt->inode, p->offset, &p->uc);
+	p->registered = false;
+}
+
+static void point_free(struct cp_point *pt)
+{
+	probe_unregister(pt, &pt->end);
+	probe_unregister(pt, &pt->begin);
+	if (pt->inode)
+		path_put(&pt->path);
+	kfree(pt->name);
+	kfree(pt);
+}
+
+static struct cp_point *point_create(u32 id, u32 kind, const char *name, u64 offset,
+				     u64 end_offset, struct netlink_ext_ack *extack)
+{
+	struct cp_point *pt;
+	int ret;
+
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	if (!pt)
+		return ERR_PTR(-ENOMEM);
+	pt->id = id;
+	pt->kind = kind;
+	raw_spin_lock_init(&pt->lock);
+	pt->last_ns = ktime_get_ns();
+	pt->name = kstrdup(name, GFP_KERNEL);
+	if (!pt->name) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+
+	ret = kern_path(name, LOOKUP_FOLLOW, &pt->path);
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "cannot look the file up");
+		goto err_free;
+	}
+	pt->inode = d_real_inode(pt->path.dentry);
+	if (!S_ISREG(pt->inode->i_mode)) {
+		NL_SET_ERR_MSG(extack, "not a regular file");
+		ret = -EINVAL;
+		goto err_free;
+	}
+
+	ret = probe_register(pt, &pt->begin, offset, extack);
+	if (ret)
+		goto err_free;
+	if (kind == CAUSALPROF_PP_LATENCY) {
+		ret = probe_register(pt, &pt->end, end_offset, extack);
+		if (ret)
+			goto err_free;
+	}
+	return pt;
+
+err_free:
+	point_free(pt);
+	return ERR_PTR(ret);
+}
+
+static int args_check(u32 kind, const char *name, u64 offset, u64 end_offset,
+		      struct netlink_ext_ack *extack)
+{
+	if (kind >= ARRAY_SIZE(kind_names)) {
+		NL_SET_ERR_MSG(extack, "unknown progress point kind");
+		return -EINVAL;
+	}
+	if (name[0] != '/') {
+		NL_SET_ERR_MSG(extack, "the path must be absolute");
+		return -EINVAL;
+	}
+	if (strnlen(name, PATH_MAX) == PATH_MAX) {
+		NL_SET_ERR_MSG(extack, "path too long");
+		return -ENAMETOOLONG;
+	}
+	if (kind == CAUSALPROF_PP_THROUGHPUT && end_offset) {
+		NL_SET_ERR_MSG(extack, "a throughput point has no end");
+		return -EINVAL;
+	}
+	if (kind == CAUSALPROF_PP_LATENCY && !end_offset) {
+		NL_SET_ERR_MSG(extack, "a latency point needs an end offset");
+		return -EINVAL;
+	}
+	if (kind == CAUSALPROF_PP_LATENCY && end_offset == offset) {
+		NL_SET_ERR_MSG(extack, "a latency point's begin and end must differ");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int find_slot(u32 id)
+{
+	int i;
+
+	for (i = 0; i < CP_MAX_PROGRESS; i++)
+		if (points[i] && points[i]->id == id)
+			return i;
+	return -1;
+}
+
+int cp_progress_add(u32 id, u32 kind, const char *path, u64 offset, u64 end_offset,
+		    struct netlink_ext_ack *extack)
+{
+	struct cp_point *pt;
+	int slot, ret;
+
+	ret = args_check(kind, path, offset, end_offset, extack);
+	if (ret)
+		return ret;
+
+	mutex_lock(&points_mutex);
+	if (find_slot(id) >= 0) {
+		NL_SET_ERR_MSG(extack, "a progress point with that id exists");
+		ret = -EEXIST;
+		goto out_unlock;
+	}
+	for (slot = 0; slot < CP_MAX_PROGRESS && points[slot]; slot++)
+		;
+	if (slot == CP_MAX_PROGRESS) {
+		NL_SET_ERR_MSG(extack, "too many progress points");
+		ret = -ENOSPC;
+		goto out_unlock;
+	}
+	pt = point_create(id, kind, path, offset, end_offset, extack);
+	if (IS_ERR(pt)) {
+		ret = PTR_ERR(pt);
+		goto out_unlock;
+	}
+	spin_lock_irq(&points_lock);
+	points[slot] = pt;
+	spin_unlock_irq(&points_lock);
+	atomic64_inc(&stats.added);
+	pr_debug("progress point %u added\n", id);
+out_unlock:
+	mutex_unlock(&points_mutex);
+	return ret;
+}
+
+static void slot_del(int slot)
+{
+	struct cp_point *pt = points[slot];
+	u32 id = pt->id;
+
+	lockdep_assert_held(&points_mutex);
+
+	spin_lock_irq(&points_lock);
+	points[slot] = NULL;
+	spin_unlock_irq(&points_lock);
+	point_free(pt);
+	atomic64_inc(&stats.deleted);
+	pr_debug("progress point %u removed\n", id);
+}
+
+int cp_progress_del(u32 id, struct netlink_ext_ack *extack)
+{
+	int slot, ret = 0;
+
+	mutex_lock(&points_mutex);
+	slot = find_slot(id);
+	if (slot < 0) {
+		NL_SET_ERR_MSG(extack, "no progress point with that id");
+		ret = -ENOENT;
+	} else {
+		slot_del(slot);
+	}
+	mutex_unlock(&points_mutex);
+	return ret;
+}
+
+void cp_progress_clear(void)
+{
+	int i;
+
+	mutex_lock(&points_mutex);
+	for (i = 0; i < CP_MAX_PROGRESS; i++)
+		if (points[i])
+			slot_del(i);
+	mutex_unlock(&points_mutex);
+}
+
+/* Under points_lock. */
+static void point_snap(struct cp_point *pt, struct cp_progress_snap *s, u64 *stray)
+{
+	unsigned long flags;
+
+	*s = (struct cp_progress_snap){ .id = pt->id, .kind = pt->kind };
+	*stray = 0;
+	if (pt->kind != CAUSALPROF_PP_LATENCY) {
+		s->count = atomic64_read(&pt->hits);
+		return;
+	}
+	raw_spin_lock_irqsave(&pt->lock, flags);
+	integrate(pt, ktime_get_ns());
+	s->count = pt->begins;
+	s->ends = pt->ends;
+	s->area_ns = pt->area_ns;
+	s->inflight = pt->inflight;
+	*stray = pt->stray_ends;
+	raw_spin_unlock_irqrestore(&pt->lock, flags);
+}
+
+unsigned int cp_progress_snapshot(struct cp_progress_snap *snap, unsigned int max)
+{
+	unsigned int i, n = 0;
+	unsigned long flags;
+	u64 stray;
+
+	spin_lock_irqsave(&points_lock, flags);
+	for (i = 0; i < CP_MAX_PROGRESS && n < max; i++)
+		if (points[i])
+			point_snap(points[i], &snap[n++], &stray);
+	spin_unlock_irqrestore(&points_lock, flags);
+	return n;
+}
+
+/* /proc/causalprof/progress: one line per point, the path last. */
+void cp_progress_show(struct seq_file *m)
+{
+	struct cp_progress_snap s;
+	struct cp_point *pt;
+	unsigned int i;
+	u64 stray;
+
+	spin_lock_irq(&points_lock);
+	for (i = 0; i < CP_MAX_PROGRESS; i++) {
+		pt = points[i];
+		if (!pt)
+			continue;
+		point_snap(pt, &s, &stray);
+		seq_printf(m, "id=%u kind=%s offset=0x%llx", s.id, kind_names[s.kind],
+			   pt->begin.offset);
+		if (s.kind == CAUSALPROF_PP_LATENCY) {
+			seq_printf(m, " end=0x%llx begins=%llu ends=%llu", pt->end.offset,
+				   s.count, s.ends);
+			seq_printf(m, " inflight=%llu area_ns=%llu stray_ends=%llu", s.inflight,
+				   s.area_ns, stray);
+		} else {
+			seq_printf(m, " count=%llu", s.count);
+		}
+		seq_printf(m, " path=%s\n", pt->name);
+	}
+	spin_unlock_irq(&points_lock);
+}
+
+static int atomic64_get(void *data, u64 *val)
+{
+	*val = atomic64_read(data);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(atomic64_fops, atomic64_get, NULL, "%llu\n");
+
+/* progress/: counters since load, all points together. */
+void __init cp_progress_debugfs(struct dentry *parent)
+{
+	const struct {
+		const char *name;
+		atomic64_t *val;
+	} files[] = {
+		{ "hits",	&stats.hits },
+		{ "ignored",	&stats.ignored },
+		{ "removed",	&stats.removed },
+		{ "stray_ends",	&stats.stray_ends },
+		{ "added",	&stats.added },
+		{ "deleted",	&stats.deleted },
+	};
+	struct dentry *dir = debugfs_create_dir("progress", parent);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		debugfs_create_file_unsafe(files[i].name, 0444, dir, files[i].val, &atomic64_fops);
+}
