@@ -31,9 +31,11 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/task_work.h>
@@ -158,7 +160,9 @@ static void account(struct cp_task *t, u64 slept, bool capped)
 /*
  * task_work, on the way back to user mode (or in do_exit()): sleep off what
  * the thread owes, up to max_pause_us; the next sample queues the rest.
- * As in Coz, the time actually slept is what is credited.
+ * As in Coz, the time actually slept is what is credited, also when the
+ * experiment's stop cut the sleep short: the stop waits for its payers
+ * before anything reads the totals, and no experiment starts before.
  */
 static void pay(struct callback_head *work)
 {
@@ -176,7 +180,7 @@ static void pay(struct callback_head *work)
 			t0 = ktime_get_ns();
 			__wait_event_hrtimeout(pay_wq, !exp_live(id), ns_to_ktime(amount),
 					       TASK_KILLABLE);
-			if (exp_live(id))
+			if (READ_ONCE(exp.id) == id)
 				account(t, ktime_get_ns() - t0, amount < owed);
 			atomic_andnot(CP_TASK_PAYING, &t->flags);
 			if (atomic_dec_and_test(&exp.paying))
@@ -193,6 +197,41 @@ static void pay(struct callback_head *work)
 	atomic_andnot(CP_TASK_QUEUED, &t->flags);
 	module_put(THIS_MODULE);
 	preempt_enable();
+}
+
+/*
+ * What a hit weighs. The hrtimer behind cpu-clock fires once however late
+ * it is: after a vCPU its host did not run (or interrupts long off), one
+ * sample comes for several periods, and hits at the nominal period would
+ * miss the rest. So when current was on this CPU already at the CPU's
+ * previous timed sample of a target in this experiment, the sample stands
+ * for the time since then (over consecutive samples, exactly the time
+ * current ran); when it arrived since, the interval is partly another
+ * task's, and the sample stands for the nominal period, as perf's do.
+ */
+#define CP_MAX_LATE	64	/* periods */
+
+struct clock_mark {
+	u64 ns;		/* local_clock() at the last timed sample of a target */
+	u32 exp;	/* the experiment it was taken in */
+};
+
+static DEFINE_PER_CPU(struct clock_mark, clock_mark);
+
+/* Hard irq (cpu-clock's hrtimer): no other timed sample runs on this CPU. */
+static u64 sample_weight(u32 id, u64 period)
+{
+	struct clock_mark *m = this_cpu_ptr(&clock_mark);
+	u64 now = local_clock(), weight = period;
+
+#ifdef CONFIG_SCHED_INFO
+	/* rq_clock() when current last got this CPU, on local_clock()'s scale */
+	if (m->exp == id && current->sched_info.last_arrival <= m->ns)
+		weight = min(now - m->ns, period * CP_MAX_LATE);
+#endif
+	m->ns = now;
+	m->exp = id;
+	return weight;
 }
 
 static bool in_ranges(pid_t tgid, const u64 *uips, unsigned int nu)
@@ -219,6 +258,17 @@ static void raise_global(s64 local)
 }
 
 /*
+ * Debts are paid once they reach this. Every payment costs a timer and two
+ * context switches (in a VM, a vCPU halted and woken up again, which slows
+ * the other vCPUs down): paying, at every sample, the little the last
+ * samples' hits added costs more than it delays, and slows the threads the
+ * experiment must not slow. (Coz pays every ten samples.)
+ */
+static unsigned int min_pause_us = 2000;
+module_param(min_pause_us, uint, 0644);
+MODULE_PARM_DESC(min_pause_us, "Smallest debt a thread pays, microseconds (default 2000)");
+
+/*
  * NMI or hard irq, current is a target task. Payment is queued only from a
  * sample that interrupted user mode: the work then runs on the way back
  * from this very interrupt, so it never waits (holding a module reference)
@@ -229,9 +279,12 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 {
 	u32 id = exp_current();
 	struct cp_task *t;
+	u64 weight;
+	s64 owed;
 
 	if (!id || (current->flags & (PF_KTHREAD | PF_EXITING)))
 		return;
+	weight = timed ? sample_weight(id, period) : 0;
 	t = cp_task_get(current->pid, true);
 	if (!t) {
 		atomic64_inc(&exp.table_full);
@@ -241,9 +294,10 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 		return;
 	if (timed && nu && in_ranges(current->tgid, uips, nu)) {
 		atomic64_inc(&exp.hits);
-		raise_global(atomic64_add_return(period * exp.speedup / 1000, &t->local));
+		raise_global(atomic64_add_return(weight * exp.speedup / 1000, &t->local));
 	}
-	if (!user || atomic64_read(&exp.global) <= atomic64_read(&t->local))
+	owed = atomic64_read(&exp.global) - atomic64_read(&t->local);
+	if (!user || owed <= 0 || owed < (s64)READ_ONCE(min_pause_us) * NSEC_PER_USEC)
 		return;
 	if (atomic_fetch_or(CP_TASK_QUEUED, &t->flags) & CP_TASK_QUEUED)
 		return;
@@ -286,6 +340,10 @@ static void raise_local(struct cp_task *t, s64 local)
 		;
 }
 
+static bool inherit = true;
+module_param(inherit, bool, 0644);
+MODULE_PARM_DESC(inherit, "Wake-ups pass the waker's delay on (default 1; 0 to measure without)");
+
 /*
  * try_to_wake_up() of wakee by current. Only a target task woken from task
  * context by a target task inherits: a wake-up from an interrupt or a
@@ -297,7 +355,7 @@ void cp_causal_wake(struct task_struct *wakee)
 	struct cp_task *w, *u;
 	s64 local;
 
-	if (!exp_current() || !in_task())
+	if (!exp_current() || !in_task() || !READ_ONCE(inherit))
 		return;
 	w = cp_task_get(current->pid, false);
 	if (!w)

@@ -1348,3 +1348,91 @@ int cp_record(struct cp_nl *nl, struct cp_target *t, char *const argv[], uint32_
 		return ret;
 	return cp_nl_finish(nl, CP_WAIT_MS);
 }
+
+int cp_exp_read(char *text, size_t size)
+{
+	FILE *f = fopen(CP_EXPERIMENT, "r");
+	size_t n;
+	int err;
+
+	if (!f)
+		return -errno;
+	if (size < 2) {
+		fclose(f);
+		return -EINVAL;
+	}
+	text[0] = '\n';
+	n = fread(text + 1, 1, size - 2, f);
+	err = ferror(f) ? -EIO : 0;
+	fclose(f);
+	text[n + 1] = '\0';
+	return err;
+}
+
+int cp_exp_i64(const char *text, const char *key, int64_t *val)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\n%s: ", key);
+	p = strstr(text, pat);
+	if (!p)
+		return -ENOENT;
+	*val = strtoll(p + strlen(pat), NULL, 10);
+	return 0;
+}
+
+int cp_exp_task(const char *text, pid_t tid, int64_t *local, int64_t *paid, int *payments)
+{
+	long long l, p;
+	char pat[32];
+	const char *s;
+
+	*local = *paid = *payments = 0;
+	snprintf(pat, sizeof(pat), "\ntask: %d ", tid);
+	s = strstr(text, pat);
+	if (!s)
+		return -ENOENT;
+	if (sscanf(s + strlen(pat), "%lld %lld %d", &l, &p, payments) != 3)
+		return -EINVAL;
+	*local = l;
+	*paid = p;
+	return 0;
+}
+
+int cp_peek(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, buf, len, addr);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n == (ssize_t)len ? 0 : n < 0 ? n : -EIO;
+}
+
+int cp_peek_u64(pid_t pid, uint64_t addr, uint64_t *val)
+{
+	return cp_peek(pid, addr, val, sizeof(*val));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double cp_median(double *v, int n)
+{
+	if (n <= 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}

@@ -226,4 +226,21 @@ int cp_nl_finish(struct cp_nl *nl, int timeout_ms);
 int cp_record(struct cp_nl *nl, struct cp_target *t, char *const argv[], uint32_t flags,
 	      const struct cp_nl_event *evs, unsigned int nr, int timeout_ms);
 
+/*
+ * /proc/causalprof/experiment, read whole into text (size at least a few
+ * KiB) with a '\n' in front, so that every key is found as "\nKEY: ".
+ */
+#define CP_EXPERIMENT	CP_PROC_DIR "/experiment"
+int cp_exp_read(char *text, size_t size);
+int cp_exp_i64(const char *text, const char *key, int64_t *val);
+/* The line "task: TID LOCAL PAID PAYMENTS" of tid; -ENOENT without one. */
+int cp_exp_task(const char *text, pid_t tid, int64_t *local, int64_t *paid, int *payments);
+
+/* Another process's memory, through /proc/PID/mem. */
+int cp_peek(pid_t pid, uint64_t addr, void *buf, size_t len);
+int cp_peek_u64(pid_t pid, uint64_t addr, uint64_t *val);
+
+/* The median of n values; sorts them. */
+double cp_median(double *v, int n);
+
 #endif /* CP_HELPERS_H */

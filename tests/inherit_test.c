@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Which processes a session follows, and whether their samples can be
- * named: a process that was already running (cprof record -p), the
+ * What is inherited.
+ *
+ * Targets: which processes a session follows, and whether their samples
+ * can be named: a process that was already running (cprof record -p), the
  * children a target forks and execs (even those that live 40 ms), and none
  * of them with CAUSALPROF_F_NO_INHERIT. A user address is nameable when a
  * MMAP record of its process, received no later than the sample, covers
  * it (before the process's exec, its parent's mappings count, as a fork
  * copies them): what Documentation/recording-format.rst has readers do.
+ *
+ * Delays: a thread a target thread wakes takes its waker's local delay
+ * (the causal engine's wake-up inheritance; see the wakeup tests below).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,6 +397,173 @@ TEST_F_TIMEOUT(inherit, no_inherit, 90)
 	}
 	EXPECT_EQ(0U, others);
 	EXPECT_EQ(0U, mmaps);
+}
+
+/*
+ * Wake-up inheritance, through a pipe, a futex-based mutex and a condition
+ * variable, on build/tests/targets/handoff: each iteration thread A spins
+ * about HIT_MS in the selected code while thread B sleeps, then wakes B (a
+ * pipe write, the unlock of the mutex B blocks on, a condition variable
+ * signal); B spins about B_MS outside the selected code and hands back.
+ * A starts its work only once B is asleep (state S), so B never runs while
+ * A hits, and every hand-off is a wake-up: B's whole debt after a wake-up
+ * is what A's work added while B slept, which B's waker has accounted.
+ *
+ * The issue's comparison, in one boot: experiments alternately with the
+ * module parameter inherit=1 and inherit=0, ROUNDS rounds. Without
+ * inheritance B owes what A inserted and pays it at its next sample in user
+ * mode (its B_MS of work gets it sampled every iteration); with it B owes
+ * nothing. Each phase gives B's paid / inserted; the median with
+ * inheritance must be at most 5 % of the median without.
+ */
+#define HIT_MS		"20"
+#define B_MS		"2"
+#define ROUNDS		4
+#define PHASE_MS	1000
+#define MAX_PAUSE_US	200000
+
+FIXTURE(wakeup) {
+	struct cp_target target;
+	char path[PATH_MAX];
+	pid_t pid, a, b;
+	unsigned long long start, end, iterations;
+	uint64_t max_pause;
+	char text[1 << 16];
+};
+
+/*
+ * B pays all it owes at once (A's whole iteration, longer than
+ * max_pause_us's default when the host slows the VM down), so that without
+ * inheritance it pays what it owes even if sampled once per iteration.
+ */
+FIXTURE_SETUP(wakeup)
+{
+	ASSERT_EQ(0, cp_module_ensure_loaded());
+	ASSERT_EQ(0, cp_session_reset());
+	ASSERT_EQ(0, cp_module_param_set("inherit", 1));
+	ASSERT_EQ(0, cp_module_param_get("max_pause_us", &self->max_pause));
+	ASSERT_EQ(0, cp_module_param_set("max_pause_us", MAX_PAUSE_US));
+	ASSERT_EQ(0, cp_target_path("handoff", self->path, sizeof(self->path)));
+}
+
+FIXTURE_TEARDOWN(wakeup)
+{
+	cp_target_kill(&self->target);
+	EXPECT_EQ(0, cp_session_reset());
+	EXPECT_EQ(0, cp_module_param_set("inherit", 1));
+	if (self->max_pause)
+		EXPECT_EQ(0, cp_module_param_set("max_pause_us", self->max_pause));
+}
+
+struct phase {
+	int64_t inserted, hits, inherited, paid;
+	int payments;
+	uint64_t iterations;
+	double ratio;		/* B's paid / inserted */
+};
+
+/* One experiment of PHASE_MS at speedup 0.5 on A's code. */
+static int run_phase(FIXTURE_DATA(wakeup) *self, bool inherit, struct phase *ph)
+{
+	uint64_t n0, n1;
+	int64_t local;
+	char cmd[128];
+	int ret;
+
+	ret = cp_module_param_set("inherit", inherit);
+	if (ret)
+		return ret;
+	snprintf(cmd, sizeof(cmd), "experiment start speedup=500 range=%d:0x%llx-0x%llx",
+		 self->pid, self->start, self->end);
+	ret = cp_peek_u64(self->pid, self->iterations, &n0);
+	if (!ret)
+		ret = cp_control(cmd);
+	if (ret)
+		return ret;
+	usleep(PHASE_MS * 1000);
+	ret = cp_control("experiment stop");
+	if (!ret)
+		ret = cp_peek_u64(self->pid, self->iterations, &n1);
+	if (!ret)
+		ret = cp_exp_read(self->text, sizeof(self->text));
+	if (ret)
+		return ret;
+	if (cp_exp_i64(self->text, "inserted_ns", &ph->inserted) ||
+	    cp_exp_i64(self->text, "hits", &ph->hits) ||
+	    cp_exp_i64(self->text, "inherited", &ph->inherited))
+		return -EINVAL;
+	/* No line: B was never sampled nor woken, and paid nothing. */
+	ret = cp_exp_task(self->text, self->b, &local, &ph->paid, &ph->payments);
+	if (ret && ret != -ENOENT)
+		return ret;
+	ph->iterations = n1 - n0;
+	ph->ratio = (double)ph->paid / (ph->inserted ?: 1);
+	return 0;
+}
+
+static void handoff(struct __test_metadata *_metadata, FIXTURE_DATA(wakeup) *self,
+		    const char *mode)
+{
+	char *argv[] = { self->path, (char *)mode, HIT_MS, B_MS, NULL };
+	double with[ROUNDS], without[ROUNDS], mw, mwo;
+	struct phase ph[ROUNDS][2];
+	char buf[256], cmd[64];
+	int r, i;
+
+	ASSERT_EQ(0, cp_target_spawn(&self->target, argv, false));
+	ASSERT_LT(0, cp_target_read(&self->target, buf, sizeof(buf), "\n", CP_WAIT_MS));
+	ASSERT_EQ(6, sscanf(buf, "ready %d %d %d %llx %llx %llx", &self->pid, &self->a, &self->b,
+			    &self->start, &self->end, &self->iterations))
+		TH_LOG("target said: %s", buf);
+	snprintf(cmd, sizeof(cmd), "start pid=%d", self->pid);
+	ASSERT_EQ(0, cp_control(cmd));
+
+	for (r = 0; r < ROUNDS; r++) {
+		for (i = 0; i < 2; i++) {
+			struct phase *p = &ph[r][i];
+
+			ASSERT_EQ(0, run_phase(self, !i, p));
+			TH_LOG("%s round %d, inherit=%d: %" PRIu64 " iterations, inserted %" PRId64
+			       " ns (%" PRId64 " hits), inherited %" PRId64 ", B paid %" PRId64
+			       " ns in %d payments: %.2f%% of inserted", mode, r, !i,
+			       p->iterations, p->inserted, p->hits, p->inherited, p->paid,
+			       p->payments, 100 * p->ratio);
+		}
+		with[r] = ph[r][0].ratio;
+		without[r] = ph[r][1].ratio;
+	}
+	for (r = 0; r < ROUNDS; r++) {
+		for (i = 0; i < 2; i++) {
+			/* A worked, and B was woken again and again. */
+			ASSERT_LE(3U, ph[r][i].iterations);
+			ASSERT_LT(0, ph[r][i].inserted);
+		}
+		/* By A, each time: B took A's delay at (nearly) every wake-up. */
+		ASSERT_LE(ph[r][0].iterations / 2, (uint64_t)ph[r][0].inherited);
+		ASSERT_EQ(0, ph[r][1].inherited);
+	}
+	mw = cp_median(with, ROUNDS);
+	mwo = cp_median(without, ROUNDS);
+	TH_LOG("%s: B paid a median %.2f%% of the delay inserted with inheritance, %.2f%%"
+	       " without: %.2f%% of it", mode, 100 * mw, 100 * mwo, 100 * mw / (mwo ?: 1));
+	/* Without inheritance, B pays for A's work; with it, at most 5 % of that. */
+	ASSERT_LE(0.5, mwo);
+	ASSERT_LE(mw, 0.05 * mwo);
+}
+
+TEST_F_TIMEOUT(wakeup, pipe, 90)
+{
+	handoff(_metadata, self, "pipe");
+}
+
+TEST_F_TIMEOUT(wakeup, mutex, 90)
+{
+	handoff(_metadata, self, "mutex");
+}
+
+TEST_F_TIMEOUT(wakeup, condvar, 90)
+{
+	handoff(_metadata, self, "cond");
 }
 
 TEST_HARNESS_MAIN
