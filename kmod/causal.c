@@ -16,6 +16,11 @@
  * later hook a no-op, waits (synchronize_rcu()) for those that saw the
  * experiment running, then wakes every payer.
  *
+ * At its stop an experiment's result (struct causalprof_experiment) is
+ * built here from the counters and from the progress points' snapshots at
+ * start and stop, both taken under the session lock; the session streams
+ * it.
+ *
  * Queued work holds a module reference, taken in the handler with
  * try_module_get() (which fails once rmmod found no reference) and dropped
  * as the work's last action: the module cannot go while a task_works list
@@ -23,6 +28,7 @@
  */
 
 #include "causal.h"
+#include "progress.h"
 #include "tasks.h"
 
 #include <linux/atomic.h>
@@ -63,7 +69,29 @@ static struct {
 	atomic64_t inherited;
 	atomic64_t table_full;
 	atomic_t paying;	/* tasks asleep in a payment */
+
+	/* Progress points at the start, and now (under the session lock). */
+	unsigned int nr_snap0, nr_snap;
+	struct cp_progress_snap snap0[CP_MAX_PROGRESS];
+	struct cp_progress_snap snap[CP_MAX_PROGRESS];
 } exp;
+
+/* The last experiment's result, built at its stop; under the session lock. */
+#define RESULT_MAX	(sizeof(struct causalprof_experiment) + \
+			 CP_MAX_RANGES * sizeof(struct causalprof_exp_range) + \
+			 CP_MAX_PROGRESS * sizeof(struct causalprof_exp_point))
+
+static union {
+	struct causalprof_experiment rec;
+	u64 buf[DIV_ROUND_UP(RESULT_MAX, 8)];
+} result;
+
+static struct causalprof_exp_point *result_points(void)
+{
+	struct causalprof_exp_range *rg = (void *)(&result.rec + 1);
+
+	return (void *)(rg + result.rec.nr_ranges);
+}
 
 static DECLARE_WAIT_QUEUE_HEAD(pay_wq);
 static DECLARE_WAIT_QUEUE_HEAD(done_wq);
@@ -110,6 +138,7 @@ int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr)
 	atomic64_set(&exp.capped, 0);
 	atomic64_set(&exp.inherited, 0);
 	atomic64_set(&exp.table_full, 0);
+	exp.nr_snap0 = cp_progress_snapshot(exp.snap0, CP_MAX_PROGRESS);
 	exp.start_ns = ktime_get_ns();
 	exp.end_ns = 0;
 	exp.id++;
@@ -121,20 +150,103 @@ int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr)
 }
 
 /*
- * Under the session lock. Debts are cancelled: nothing is queued or paid
- * for this experiment any more, and sleeping payers wake up.
+ * Under the session lock: progress point id was removed. Added again
+ * during the experiment, it counts from then, like any point added since
+ * the start.
  */
-int cp_causal_stop(void)
+void cp_causal_point_gone(u32 id)
 {
+	unsigned int i;
+
+	if (!exp.live)
+		return;
+	for (i = 0; i < exp.nr_snap0; i++)
+		if (exp.snap0[i].id == id)
+			exp.snap0[i] = exp.snap0[--exp.nr_snap0];
+}
+
+/*
+ * What a point counted since the experiment started; a point added since
+ * (see cp_causal_point_gone()) has no start snapshot and counts from 0.
+ */
+static void point_delta(const struct cp_progress_snap *now, struct causalprof_exp_point *pt)
+{
+	const struct cp_progress_snap *then = NULL;
+	unsigned int i;
+
+	for (i = 0; i < exp.nr_snap0; i++)
+		if (exp.snap0[i].id == now->id)
+			then = &exp.snap0[i];
+
+	pt->id = now->id;
+	pt->kind = now->kind;
+	pt->count = now->count - (then ? then->count : 0);
+	pt->ends = now->ends - (then ? then->ends : 0);
+	pt->area_ns = now->area_ns - (then ? then->area_ns : 0);
+	pt->inflight = then ? then->inflight : 0;
+}
+
+/* The result of the experiment that just stopped, with exp.snap taken at its end. */
+static void build_result(u16 flags)
+{
+	struct causalprof_experiment *rec = &result.rec;
+	struct causalprof_exp_range *rg = (void *)(rec + 1);
+	struct causalprof_exp_point *pt;
+	unsigned int i;
+
+	memset(&result, 0, sizeof(result));
+	rec->nr_ranges = exp.nr_ranges;
+	rec->nr_points = exp.nr_snap;
+	pt = result_points();
+	rec->hdr.type = CAUSALPROF_REC_EXPERIMENT;
+	rec->hdr.flags = flags;
+	rec->hdr.size = (void *)(pt + exp.nr_snap) - (void *)rec;
+	rec->time_ns = exp.end_ns;
+	rec->start_ns = exp.start_ns;
+	rec->wall_ns = exp.end_ns - exp.start_ns;
+	rec->inserted_ns = atomic64_read(&exp.global);
+	rec->hits = atomic64_read(&exp.hits);
+	rec->payments = atomic64_read(&exp.payments);
+	rec->paid_ns = atomic64_read(&exp.paid_ns);
+	rec->capped = atomic64_read(&exp.capped);
+	rec->inherited = atomic64_read(&exp.inherited);
+	rec->table_full = atomic64_read(&exp.table_full);
+	rec->id = exp.id;
+	rec->speedup = exp.speedup;
+	rec->tasks_paid = atomic64_read(&exp.tasks_paid);
+	for (i = 0; i < exp.nr_ranges; i++) {
+		rg[i].pid = exp.ranges[i].tgid;
+		rg[i].start = exp.ranges[i].start;
+		rg[i].end = exp.ranges[i].end;
+	}
+	for (i = 0; i < exp.nr_snap; i++)
+		point_delta(&exp.snap[i], &pt[i]);
+}
+
+/*
+ * Under the session lock. Debts are cancelled: nothing is queued or paid
+ * for this experiment any more, and sleeping payers wake up. Then, with the
+ * counters final, *res is the experiment's record (flags in its
+ * header), valid until the next start or stop.
+ */
+int cp_causal_stop(u16 flags, const struct causalprof_experiment **res)
+{
+	BUILD_BUG_ON(sizeof(struct causalprof_experiment) % 8 ||
+		     sizeof(struct causalprof_exp_range) % 8 ||
+		     sizeof(struct causalprof_exp_point) % 8);
+
 	if (!exp.live)
 		return -ENOENT;
 	WRITE_ONCE(exp.live, 0);
 	exp.end_ns = ktime_get_ns();
+	exp.nr_snap = cp_progress_snapshot(exp.snap, CP_MAX_PROGRESS);
 	/* Handlers and hooks that saw it running are done. */
 	synchronize_rcu();
 	wake_up_all(&pay_wq);
 	/* The payers' totals are final once they are awake. */
 	wait_event_timeout(done_wq, !atomic_read(&exp.paying), HZ);
+	build_result(flags);
+	*res = &result.rec;
 	return 0;
 }
 
@@ -408,9 +520,20 @@ void __init cp_causal_debugfs(struct dentry *parent)
 		debugfs_create_file_unsafe(files[i].name, 0444, dir, files[i].val, &atomic64_fops);
 }
 
-/* /proc/causalprof/experiment */
+static void show_point(struct seq_file *m, const struct causalprof_exp_point *pt)
+{
+	seq_printf(m, "point: %u %s %llu %llu %llu %llu\n", pt->id,
+		   pt->kind == CAUSALPROF_PP_LATENCY ? "latency" : "throughput",
+		   pt->count, pt->ends, pt->area_ns, pt->inflight);
+}
+
+/*
+ * /proc/causalprof/experiment, under the session lock: a running
+ * experiment's counters so far, a stopped one's result.
+ */
 void cp_causal_show(struct seq_file *m)
 {
+	struct causalprof_exp_point pt;
 	u64 end = exp.live ? ktime_get_ns() : exp.end_ns;
 	unsigned int i, n;
 
@@ -433,6 +556,18 @@ void cp_causal_show(struct seq_file *m)
 	seq_printf(m, "capped: %lld\n", (s64)atomic64_read(&exp.capped));
 	seq_printf(m, "inherited: %lld\n", (s64)atomic64_read(&exp.inherited));
 	seq_printf(m, "table_full: %lld\n", (s64)atomic64_read(&exp.table_full));
+
+	if (exp.live) {
+		n = cp_progress_snapshot(exp.snap, CP_MAX_PROGRESS);
+		for (i = 0; i < n; i++) {
+			point_delta(&exp.snap[i], &pt);
+			show_point(m, &pt);
+		}
+	} else {
+		for (i = 0; i < result.rec.nr_points; i++)
+			show_point(m, &result_points()[i]);
+	}
+
 	n = cp_tasks_size();
 	for (i = 0; i < n; i++) {
 		struct cp_task *t = cp_task_at(i);

@@ -2,13 +2,14 @@
 #ifndef _CAUSALPROF_CAUSAL_H
 #define _CAUSALPROF_CAUSAL_H
 
+#include <linux/causalprof.h>
 #include <linux/types.h>
 
 struct dentry;
 struct seq_file;
 struct task_struct;
 
-#define CP_MAX_RANGES	16
+#define CP_MAX_RANGES	CAUSALPROF_MAX_RANGES
 
 /* Selected code: [start, end) in the address space of process tgid. */
 struct cp_range {
@@ -17,7 +18,8 @@ struct cp_range {
 };
 
 int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr);
-int cp_causal_stop(void);
+int cp_causal_stop(u16 flags, const struct causalprof_experiment **res);
+void cp_causal_point_gone(u32 id);
 bool cp_causal_running(void);
 void cp_causal_uninit(void);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
+#include "causal.h"
 #include "events.h"
 #include "netlink.h"
 #include "session.h"
@@ -8,6 +9,10 @@
 
 #include <linux/capability.h>
 #include <linux/init.h>
+#include <linux/limits.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 
@@ -31,6 +36,44 @@ static const struct nla_policy start_policy[CAUSALPROF_A_MAX + 1] = {
 	[CAUSALPROF_A_TARGET_PID]	= { .type = NLA_U32 },
 	[CAUSALPROF_A_FLAGS]		= NLA_POLICY_MASK(NLA_U32, __CAUSALPROF_F_ALL),
 	[CAUSALPROF_A_EVENTS]		= NLA_POLICY_NESTED(events_policy),
+};
+
+static const struct nla_policy range_policy[CAUSALPROF_RANGE_A_MAX + 1] = {
+	[CAUSALPROF_RANGE_A_PID]	= { .type = NLA_U32 },
+	[CAUSALPROF_RANGE_A_START]	= { .type = NLA_U64 },
+	[CAUSALPROF_RANGE_A_END]	= { .type = NLA_U64 },
+};
+
+static const struct nla_policy exp_policy[CAUSALPROF_EXP_A_MAX + 1] = {
+	[CAUSALPROF_EXP_A_SPEEDUP]	= { .type = NLA_U32 },
+	[CAUSALPROF_EXP_A_RANGE]	= NLA_POLICY_NESTED(range_policy),
+};
+
+static const struct nla_policy exp_start_policy[CAUSALPROF_A_MAX + 1] = {
+	[CAUSALPROF_A_EXPERIMENT]	= NLA_POLICY_NESTED(exp_policy),
+};
+
+/* For commands that take no attribute: every one is rejected. */
+static const struct nla_policy no_attr_policy[CAUSALPROF_A_MAX + 1] = {};
+
+static const struct nla_policy pp_add_policy[CAUSALPROF_PP_A_MAX + 1] = {
+	[CAUSALPROF_PP_A_ID]		= { .type = NLA_U32 },
+	[CAUSALPROF_PP_A_KIND]		= { .type = NLA_U32 },
+	[CAUSALPROF_PP_A_PATH]		= { .type = NLA_NUL_STRING, .len = PATH_MAX - 1 },
+	[CAUSALPROF_PP_A_OFFSET]	= { .type = NLA_U64 },
+	[CAUSALPROF_PP_A_END_OFFSET]	= { .type = NLA_U64 },
+};
+
+static const struct nla_policy progress_add_policy[CAUSALPROF_A_MAX + 1] = {
+	[CAUSALPROF_A_PROGRESS]		= NLA_POLICY_NESTED(pp_add_policy),
+};
+
+static const struct nla_policy pp_del_policy[CAUSALPROF_PP_A_MAX + 1] = {
+	[CAUSALPROF_PP_A_ID]		= { .type = NLA_U32 },
+};
+
+static const struct nla_policy progress_del_policy[CAUSALPROF_A_MAX + 1] = {
+	[CAUSALPROF_A_PROGRESS]		= NLA_POLICY_NESTED(pp_del_policy),
 };
 
 static struct genl_family genl_family;
@@ -263,6 +306,215 @@ static int stop_session(struct sk_buff *skb, struct genl_info *info)
 	return causalprof_session_stop(&who, netlink_capable(skb, CAP_SYS_ADMIN), info->extack);
 }
 
+/* The requesting socket, as sessions name their owner. */
+static struct cp_owner sender(struct genl_info *info)
+{
+	return (struct cp_owner){ .net = genl_info_net(info), .portid = info->snd_portid };
+}
+
+/* A range's pid, in the caller's pid namespace, as a thread group id. */
+static int parse_range(const struct nlattr *nest, struct cp_range *r,
+		       struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[CAUSALPROF_RANGE_A_MAX + 1];
+	struct task_struct *task;
+	u32 nr;
+	int ret;
+
+	ret = nla_parse_nested(tb, CAUSALPROF_RANGE_A_MAX, nest, range_policy, extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_RANGE_A_PID) ||
+	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_RANGE_A_START) ||
+	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_RANGE_A_END)) {
+		NL_SET_ERR_MSG(extack, "a range needs CAUSALPROF_RANGE_A_PID, _START and _END");
+		return -EINVAL;
+	}
+	r->start = nla_get_u64(tb[CAUSALPROF_RANGE_A_START]);
+	r->end = nla_get_u64(tb[CAUSALPROF_RANGE_A_END]);
+	if (r->start >= r->end) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_RANGE_A_END],
+				    "CAUSALPROF_RANGE_A_END is not above CAUSALPROF_RANGE_A_START");
+		return -EINVAL;
+	}
+	nr = nla_get_u32(tb[CAUSALPROF_RANGE_A_PID]);
+	if (!nr || nr > PID_MAX_LIMIT) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_RANGE_A_PID],
+				    "CAUSALPROF_RANGE_A_PID is not a process id");
+		return -EINVAL;
+	}
+	rcu_read_lock();
+	task = pid_task(find_vpid(nr), PIDTYPE_PID);
+	r->tgid = task ? task->tgid : 0;
+	rcu_read_unlock();
+	if (!r->tgid) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_RANGE_A_PID],
+				    "CAUSALPROF_RANGE_A_PID: no such process");
+		return -ESRCH;
+	}
+	return 0;
+}
+
+static int parse_experiment(struct genl_info *info, u32 *speedup, struct cp_range *ranges,
+			    unsigned int *nr)
+{
+	struct nlattr *tb[CAUSALPROF_EXP_A_MAX + 1], *nest, *attr;
+	struct netlink_ext_ack *extack = info->extack;
+	int rem, ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, CAUSALPROF_A_EXPERIMENT)) {
+		GENL_SET_ERR_MSG(info, "CAUSALPROF_A_EXPERIMENT is missing");
+		return -EINVAL;
+	}
+	nest = info->attrs[CAUSALPROF_A_EXPERIMENT];
+	ret = nla_parse_nested(tb, CAUSALPROF_EXP_A_MAX, nest, exp_policy, extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_EXP_A_SPEEDUP)) {
+		NL_SET_ERR_MSG(extack, "CAUSALPROF_EXP_A_SPEEDUP is missing");
+		return -EINVAL;
+	}
+	*speedup = nla_get_u32(tb[CAUSALPROF_EXP_A_SPEEDUP]);
+	if (*speedup > 1000) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_EXP_A_SPEEDUP],
+				    "CAUSALPROF_EXP_A_SPEEDUP is above 1000 per mille");
+		return -EINVAL;
+	}
+
+	BUILD_BUG_ON(CP_MAX_RANGES != 16);
+	*nr = 0;
+	nla_for_each_nested(attr, nest, rem) {
+		if (nla_type(attr) != CAUSALPROF_EXP_A_RANGE)
+			continue;
+		if (*nr == CP_MAX_RANGES) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "more than 16 CAUSALPROF_EXP_A_RANGE (CAUSALPROF_MAX_RANGES)");
+			return -EINVAL;
+		}
+		ret = parse_range(attr, &ranges[*nr], extack);
+		if (ret)
+			return ret;
+		(*nr)++;
+	}
+	if (!*nr) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "no CAUSALPROF_EXP_A_RANGE: nothing selected");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int start_experiment(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct cp_owner who = sender(info);
+	struct cp_range *ranges;
+	unsigned int nr;
+	u32 speedup;
+	int ret;
+
+	if (!control_capable(skb)) {
+		GENL_SET_ERR_MSG(info, "experiments need CAP_PERFMON or CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+	ranges = kcalloc(CP_MAX_RANGES, sizeof(*ranges), GFP_KERNEL);
+	if (!ranges) {
+		GENL_SET_ERR_MSG(info, "out of memory for the ranges");
+		return -ENOMEM;
+	}
+	ret = parse_experiment(info, &speedup, ranges, &nr);
+	if (!ret)
+		ret = causalprof_experiment_start(&who, speedup, ranges, nr, info->extack);
+	kfree(ranges);
+	return ret;
+}
+
+static int stop_experiment(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct cp_owner who = sender(info);
+
+	if (!control_capable(skb)) {
+		GENL_SET_ERR_MSG(info, "experiments need CAP_PERFMON or CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+	return causalprof_experiment_stop(&who, info->extack);
+}
+
+static int add_progress(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1], *nest, *end;
+	struct netlink_ext_ack *extack = info->extack;
+	const struct cp_owner who = sender(info);
+	u32 kind;
+	int ret;
+
+	if (!control_capable(skb)) {
+		GENL_SET_ERR_MSG(info, "progress points need CAP_PERFMON or CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+	if (GENL_REQ_ATTR_CHECK(info, CAUSALPROF_A_PROGRESS)) {
+		GENL_SET_ERR_MSG(info, "CAUSALPROF_A_PROGRESS is missing");
+		return -EINVAL;
+	}
+	nest = info->attrs[CAUSALPROF_A_PROGRESS];
+	ret = nla_parse_nested(tb, CAUSALPROF_PP_A_MAX, nest, pp_add_policy, extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_ID) ||
+	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_KIND) ||
+	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_PATH) ||
+	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_OFFSET)) {
+		NL_SET_ERR_MSG(extack,
+			       "a progress point needs CAUSALPROF_PP_A_ID, _KIND, _PATH and _OFFSET");
+		return -EINVAL;
+	}
+	kind = nla_get_u32(tb[CAUSALPROF_PP_A_KIND]);
+	end = tb[CAUSALPROF_PP_A_END_OFFSET];
+	if (kind != CAUSALPROF_PP_THROUGHPUT && kind != CAUSALPROF_PP_LATENCY) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_PP_A_KIND],
+				    "CAUSALPROF_PP_A_KIND is not an enum causalprof_pp_kind");
+		return -EINVAL;
+	}
+	if (kind == CAUSALPROF_PP_LATENCY && !end) {
+		NL_SET_ERR_MSG_ATTR(extack, nest,
+				    "a latency point needs CAUSALPROF_PP_A_END_OFFSET");
+		return -EINVAL;
+	}
+	if (kind == CAUSALPROF_PP_THROUGHPUT && end) {
+		NL_SET_ERR_MSG_ATTR(extack, end,
+				    "CAUSALPROF_PP_A_END_OFFSET is for latency points only");
+		return -EINVAL;
+	}
+	return causalprof_progress_add(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), kind,
+				       nla_data(tb[CAUSALPROF_PP_A_PATH]),
+				       nla_get_u64(tb[CAUSALPROF_PP_A_OFFSET]),
+				       end ? nla_get_u64(end) : 0, extack);
+}
+
+static int del_progress(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1], *nest;
+	struct netlink_ext_ack *extack = info->extack;
+	const struct cp_owner who = sender(info);
+	int ret;
+
+	if (!control_capable(skb)) {
+		GENL_SET_ERR_MSG(info, "progress points need CAP_PERFMON or CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+	if (GENL_REQ_ATTR_CHECK(info, CAUSALPROF_A_PROGRESS)) {
+		GENL_SET_ERR_MSG(info, "CAUSALPROF_A_PROGRESS is missing");
+		return -EINVAL;
+	}
+	nest = info->attrs[CAUSALPROF_A_PROGRESS];
+	ret = nla_parse_nested(tb, CAUSALPROF_PP_A_MAX, nest, pp_del_policy, extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_ID)) {
+		NL_SET_ERR_MSG(extack, "CAUSALPROF_PP_A_ID is missing");
+		return -EINVAL;
+	}
+	return causalprof_progress_del(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), extack);
+}
+
 /* Commands without a policy accept no attributes at all. */
 static const struct genl_ops genl_ops[] = {
 	{
@@ -276,6 +528,26 @@ static const struct genl_ops genl_ops[] = {
 	}, {
 		.cmd = CAUSALPROF_CMD_SESSION_STOP,
 		.doit = stop_session,
+	}, {
+		.cmd = CAUSALPROF_CMD_EXPERIMENT_START,
+		.doit = start_experiment,
+		.policy = exp_start_policy,
+		.maxattr = CAUSALPROF_A_MAX,
+	}, {
+		.cmd = CAUSALPROF_CMD_EXPERIMENT_STOP,
+		.doit = stop_experiment,
+		.policy = no_attr_policy,
+		.maxattr = CAUSALPROF_A_MAX,
+	}, {
+		.cmd = CAUSALPROF_CMD_PROGRESS_ADD,
+		.doit = add_progress,
+		.policy = progress_add_policy,
+		.maxattr = CAUSALPROF_A_MAX,
+	}, {
+		.cmd = CAUSALPROF_CMD_PROGRESS_DEL,
+		.doit = del_progress,
+		.policy = progress_del_policy,
+		.maxattr = CAUSALPROF_A_MAX,
 	},
 };
 

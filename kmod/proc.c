@@ -343,7 +343,7 @@ static int control_experiment(struct file *file, char *args)
 	if (verb && !strcmp(verb, "stop")) {
 		if (next_token(&args))
 			return -EINVAL;
-		ret = causalprof_experiment_stop(&extack);
+		ret = causalprof_experiment_stop(NULL, &extack);
 		if (ret)
 			pr_debug("control: experiment stop: %s (%d)\n", extack._msg, ret);
 		return ret;
@@ -378,7 +378,7 @@ static int control_experiment(struct file *file, char *args)
 	}
 	if (!speedup_set || !nr)
 		goto out;
-	ret = causalprof_experiment_start(speedup, ranges, nr, &extack);
+	ret = causalprof_experiment_start(NULL, speedup, ranges, nr, &extack);
 	if (ret)
 		pr_debug("control: experiment start: %s (%d)\n", extack._msg, ret);
 out:

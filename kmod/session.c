@@ -217,6 +217,23 @@ static void finish_locked(bool hurry)
 }
 
 /*
+ * Stops the running experiment and streams its result, in the sideband
+ * ring so that it goes out before the session's END.
+ */
+static int experiment_stop_locked(u16 flags)
+{
+	const struct causalprof_experiment *rec;
+	int ret;
+
+	lockdep_assert_held(&sess.lock);
+
+	ret = cp_causal_stop(flags, &rec);
+	if (!ret && cp_stream_emit(rec, rec->hdr.size))
+		pr_debug("session %llu: no room for experiment %u's result\n", sess.id, rec->id);
+	return ret;
+}
+
+/*
  * Everything that produces records stops before the stream's last drain.
  * With an owner to send them to, the last records and the END go out from
  * finish_work: not from inside the owner's own STOP request, whose ack
@@ -228,7 +245,8 @@ static void stop_locked(void)
 
 	lockdep_assert_held(&sess.lock);
 
-	cp_causal_stop();
+	/* Its record counts the progress points: before they go. */
+	experiment_stop_locked(CAUSALPROF_EXP_F_SESSION_END);
 	/* Before the target set goes: the uprobe handlers read it. */
 	cp_progress_clear();
 	sess.state = CAUSALPROF_STATE_STOPPING;
@@ -316,20 +334,20 @@ static int may_control(const struct cp_owner *who, struct netlink_ext_ack *extac
 }
 
 /*
- * An experiment runs inside a recording session. Ranges name processes by
- * thread group id in the initial pid namespace.
+ * An experiment runs inside a recording session, controlled like progress
+ * points (who: see may_control()). Ranges name processes by thread group
+ * id in the initial pid namespace.
  */
-int causalprof_experiment_start(u32 speedup, const struct cp_range *ranges, unsigned int nr,
+int causalprof_experiment_start(const struct cp_owner *who, u32 speedup,
+				const struct cp_range *ranges, unsigned int nr,
 				struct netlink_ext_ack *extack)
 {
 	int ret;
 
 	mutex_lock(&sess.lock);
-	if (sess.state != CAUSALPROF_STATE_RECORDING) {
-		NL_SET_ERR_MSG(extack, "no session is running");
-		ret = -ENOENT;
+	ret = may_control(who, extack);
+	if (ret)
 		goto out_unlock;
-	}
 	ret = cp_causal_start(speedup, ranges, nr);
 	if (ret == -EBUSY)
 		NL_SET_ERR_MSG(extack, "an experiment is already running");
@@ -340,14 +358,19 @@ out_unlock:
 	return ret;
 }
 
-int causalprof_experiment_stop(struct netlink_ext_ack *extack)
+/* The experiment's result goes out as a CAUSALPROF_REC_EXPERIMENT record. */
+int causalprof_experiment_stop(const struct cp_owner *who, struct netlink_ext_ack *extack)
 {
 	int ret;
 
 	mutex_lock(&sess.lock);
-	ret = cp_causal_stop();
+	ret = may_control(who, extack);
+	if (ret)
+		goto out_unlock;
+	ret = experiment_stop_locked(0);
 	if (ret)
 		NL_SET_ERR_MSG(extack, "no experiment is running");
+out_unlock:
 	mutex_unlock(&sess.lock);
 	return ret;
 }
@@ -380,6 +403,8 @@ int causalprof_progress_del(const struct cp_owner *who, u32 id, struct netlink_e
 	ret = may_control(who, extack);
 	if (!ret)
 		ret = cp_progress_del(id, extack);
+	if (!ret)
+		cp_causal_point_gone(id);
 	mutex_unlock(&sess.lock);
 	return ret;
 }

@@ -93,11 +93,12 @@ void causalprof_session_started(u64 id);
 int causalprof_session_stop(const struct cp_owner *who, bool admin,
 			    struct netlink_ext_ack *extack);
 void causalprof_session_status(struct cp_status *st);
-int causalprof_experiment_start(u32 speedup, const struct cp_range *ranges, unsigned int nr,
-				struct netlink_ext_ack *extack);
-int causalprof_experiment_stop(struct netlink_ext_ack *extack);
-void causalprof_experiment_show(struct seq_file *m);
 /* who: the caller's socket, NULL through /proc; see may_control() */
+int causalprof_experiment_start(const struct cp_owner *who, u32 speedup,
+				const struct cp_range *ranges, unsigned int nr,
+				struct netlink_ext_ack *extack);
+int causalprof_experiment_stop(const struct cp_owner *who, struct netlink_ext_ack *extack);
+void causalprof_experiment_show(struct seq_file *m);
 int causalprof_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
 			    u64 offset, u64 end_offset, struct netlink_ext_ack *extack);
 int causalprof_progress_del(const struct cp_owner *who, u32 id,

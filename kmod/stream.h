@@ -22,5 +22,6 @@ void cp_stream_filled(const struct cp_ring *ring, unsigned long start, unsigned 
 void *cp_stream_sb_reserve(u32 size, unsigned long *next, unsigned long *flags);
 void cp_stream_sb_commit(unsigned long next, unsigned long flags);
 void cp_stream_sb_room(size_t bytes);
+int cp_stream_emit(const void *rec, u32 size);
 
 #endif /* _CAUSALPROF_STREAM_H */

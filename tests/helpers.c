@@ -825,6 +825,7 @@ static bool record_ok(struct cp_stream *s, const struct causalprof_record_hdr *h
 	const struct causalprof_sample *smp = (const void *)h;
 	const struct causalprof_mmap *mm = (const void *)h;
 	const struct causalprof_comm *comm = (const void *)h;
+	const struct causalprof_experiment *exp = (const void *)h;
 	size_t min;
 
 	switch (h->type) {
@@ -869,6 +870,14 @@ static bool record_ok(struct cp_stream *s, const struct causalprof_record_hdr *h
 		return true;
 	case CAUSALPROF_REC_END:
 		if (h->size < sizeof(struct causalprof_end))
+			break;
+		return true;
+	case CAUSALPROF_REC_EXPERIMENT:
+		if (h->size < sizeof(*exp))
+			break;
+		min = sizeof(*exp) + exp->nr_ranges * sizeof(struct causalprof_exp_range) +
+		      exp->nr_points * sizeof(struct causalprof_exp_point);
+		if (h->size < min)
 			break;
 		return true;
 	default:
@@ -950,6 +959,9 @@ int cp_stream_feed(struct cp_stream *s, uint64_t session_id, const void *recs, s
 		case CAUSALPROF_REC_END:
 			s->ended = true;
 			memcpy(&s->end, h, sizeof(s->end));
+			break;
+		case CAUSALPROF_REC_EXPERIMENT:
+			s->experiments++;
 			break;
 		}
 	}
@@ -1146,14 +1158,14 @@ int cp_nl_get_status(struct cp_nl *nl, struct cp_nl_status *st)
 	return 0;
 }
 
-/* A nest: reserve its header now, set its length with nest_end(). */
-static size_t nest_start(void *buf, size_t off, uint16_t type, size_t *start)
+/* A nest: reserve its header now, set its length with cp_nla_nest_end(). */
+size_t cp_nla_nest_start(void *buf, size_t off, uint16_t type, size_t *start)
 {
 	*start = off;
 	return cp_nla_put(buf, off, type | NLA_F_NESTED, NULL, 0);
 }
 
-static void nest_end(void *buf, size_t start, size_t off)
+void cp_nla_nest_end(void *buf, size_t start, size_t off)
 {
 	((struct nlattr *)((char *)buf + start))->nla_len = off - start;
 }
@@ -1162,7 +1174,7 @@ static size_t put_event(void *buf, size_t off, const struct cp_nl_event *ev)
 {
 	size_t start;
 
-	off = nest_start(buf, off, CAUSALPROF_A_EVENT, &start);
+	off = cp_nla_nest_start(buf, off, CAUSALPROF_A_EVENT, &start);
 	off = cp_nla_put(buf, off, CAUSALPROF_EV_A_TYPE, &ev->type, sizeof(ev->type));
 	off = cp_nla_put(buf, off, CAUSALPROF_EV_A_CONFIG, &ev->config, sizeof(ev->config));
 	if (ev->period)
@@ -1171,7 +1183,7 @@ static size_t put_event(void *buf, size_t off, const struct cp_nl_event *ev)
 		off = cp_nla_put(buf, off, CAUSALPROF_EV_A_FREQ, &ev->freq, sizeof(ev->freq));
 	if (ev->name)
 		off = cp_nla_put(buf, off, CAUSALPROF_EV_A_NAME, ev->name, strlen(ev->name) + 1);
-	nest_end(buf, start, off);
+	cp_nla_nest_end(buf, start, off);
 	return off;
 }
 
@@ -1196,10 +1208,10 @@ int cp_nl_start_events(struct cp_nl *nl, uint32_t pid, uint32_t flags,
 	if (flags)
 		len = cp_nla_put(attrs, len, CAUSALPROF_A_FLAGS, &flags, sizeof(flags));
 	if (nr) {
-		len = nest_start(attrs, len, CAUSALPROF_A_EVENTS, &start);
+		len = cp_nla_nest_start(attrs, len, CAUSALPROF_A_EVENTS, &start);
 		for (i = 0; i < nr; i++)
 			len = put_event(attrs, len, &evs[i]);
-		nest_end(attrs, start, len);
+		cp_nla_nest_end(attrs, start, len);
 	}
 	ret = cp_nl_request(nl, CAUSALPROF_CMD_SESSION_START, attrs, len, reply, sizeof(reply));
 	if (ret < 0)
@@ -1435,4 +1447,101 @@ double cp_median(double *v, int n)
 		return 0;
 	qsort(v, n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Experiments and progress points */
+
+int cp_nl_experiment_start(struct cp_nl *nl, uint32_t speedup, const struct cp_nl_range *r,
+			   unsigned int nr)
+{
+	char attrs[4096] __attribute__((aligned(NLA_ALIGNTO)));
+	size_t len = 0, exp, range;
+	unsigned int i;
+	int ret;
+
+	if (nr > 64)
+		return -E2BIG;	/* more than attrs holds; the kernel allows 16 */
+	len = cp_nla_nest_start(attrs, len, CAUSALPROF_A_EXPERIMENT, &exp);
+	len = cp_nla_put(attrs, len, CAUSALPROF_EXP_A_SPEEDUP, &speedup, sizeof(speedup));
+	for (i = 0; i < nr; i++) {
+		len = cp_nla_nest_start(attrs, len, CAUSALPROF_EXP_A_RANGE, &range);
+		len = cp_nla_put(attrs, len, CAUSALPROF_RANGE_A_PID, &r[i].pid, sizeof(r[i].pid));
+		len = cp_nla_put(attrs, len, CAUSALPROF_RANGE_A_START, &r[i].start,
+				 sizeof(r[i].start));
+		len = cp_nla_put(attrs, len, CAUSALPROF_RANGE_A_END, &r[i].end, sizeof(r[i].end));
+		cp_nla_nest_end(attrs, range, len);
+	}
+	cp_nla_nest_end(attrs, exp, len);
+	ret = cp_nl_request(nl, CAUSALPROF_CMD_EXPERIMENT_START, attrs, len, NULL, 0);
+	return ret < 0 ? ret : 0;
+}
+
+int cp_nl_experiment_stop(struct cp_nl *nl)
+{
+	int ret = cp_nl_request(nl, CAUSALPROF_CMD_EXPERIMENT_STOP, NULL, 0, NULL, 0);
+
+	return ret < 0 ? ret : 0;
+}
+
+int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+		       uint64_t offset, uint64_t end_offset)
+{
+	char attrs[NL_BUF_SIZE / 2] __attribute__((aligned(NLA_ALIGNTO)));
+	size_t len = 0, pp, plen = strlen(path) + 1;
+	int ret;
+
+	if (plen > sizeof(attrs) - 256)
+		return -ENAMETOOLONG;
+	len = cp_nla_nest_start(attrs, len, CAUSALPROF_A_PROGRESS, &pp);
+	len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_ID, &id, sizeof(id));
+	len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_KIND, &kind, sizeof(kind));
+	len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_PATH, path, plen);
+	len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_OFFSET, &offset, sizeof(offset));
+	if (end_offset)
+		len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_END_OFFSET, &end_offset,
+				 sizeof(end_offset));
+	cp_nla_nest_end(attrs, pp, len);
+	ret = cp_nl_request(nl, CAUSALPROF_CMD_PROGRESS_ADD, attrs, len, NULL, 0);
+	return ret < 0 ? ret : 0;
+}
+
+int cp_nl_progress_del(struct cp_nl *nl, uint32_t id)
+{
+	char attrs[64] __attribute__((aligned(NLA_ALIGNTO)));
+	size_t len = 0, pp;
+	int ret;
+
+	len = cp_nla_nest_start(attrs, len, CAUSALPROF_A_PROGRESS, &pp);
+	len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_ID, &id, sizeof(id));
+	cp_nla_nest_end(attrs, pp, len);
+	ret = cp_nl_request(nl, CAUSALPROF_CMD_PROGRESS_DEL, attrs, len, NULL, 0);
+	return ret < 0 ? ret : 0;
+}
+
+const struct causalprof_experiment *cp_stream_experiment(const struct cp_stream *s, size_t n)
+{
+	const struct causalprof_record_hdr *h;
+	size_t off;
+
+	cp_stream_for_each(s, h, off)
+		if (h->type == CAUSALPROF_REC_EXPERIMENT && !n--)
+			return cp_rec_exp(h);
+	return NULL;
+}
+
+int cp_nl_wait_experiments(struct cp_nl *nl, size_t n, int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	int ret;
+
+	if (!nl->stream)
+		return -EINVAL;
+	while (nl->stream->experiments < n) {
+		if (nl->stream->ended || now_ms() > deadline)
+			return -ETIMEDOUT;
+		ret = cp_nl_pump(nl, 20);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

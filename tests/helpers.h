@@ -129,6 +129,7 @@ struct cp_stream {
 	uint64_t sideband_lost;	/* sum of the LOST records of sideband records */
 	bool ended;
 	struct causalprof_end end;
+	size_t experiments;	/* EXPERIMENT records */
 };
 
 void cp_stream_free(struct cp_stream *s);
@@ -148,6 +149,20 @@ const char *cp_stream_problem(const struct cp_stream *s);
 #define cp_rec_fork(h)		CP_REC(h, CAUSALPROF_REC_FORK, struct causalprof_task)
 #define cp_rec_exit(h)		CP_REC(h, CAUSALPROF_REC_EXIT, struct causalprof_task)
 #define cp_rec_lost(h)		CP_REC(h, CAUSALPROF_REC_LOST, struct causalprof_lost)
+#define cp_rec_exp(h)		CP_REC(h, CAUSALPROF_REC_EXPERIMENT, struct causalprof_experiment)
+
+/* The ranges and progress points of an EXPERIMENT record. */
+static inline const struct causalprof_exp_range *
+cp_exp_ranges(const struct causalprof_experiment *e)
+{
+	return (const struct causalprof_exp_range *)(e + 1);
+}
+
+static inline const struct causalprof_exp_point *
+cp_exp_points(const struct causalprof_experiment *e)
+{
+	return (const struct causalprof_exp_point *)(cp_exp_ranges(e) + e->nr_ranges);
+}
 
 /* The user frames of a sample: the interrupted user IP, then return addresses. */
 static inline const __u64 *cp_sample_user(const struct causalprof_sample *s)
@@ -242,5 +257,29 @@ int cp_peek_u64(pid_t pid, uint64_t addr, uint64_t *val);
 
 /* The median of n values; sorts them. */
 double cp_median(double *v, int n);
+
+/* Nested attributes, for tests that build requests by hand */
+size_t cp_nla_nest_start(void *buf, size_t off, uint16_t type, size_t *start);
+void cp_nla_nest_end(void *buf, size_t start, size_t off);
+
+/* Experiments and progress points over netlink (the session owner's socket) */
+struct cp_nl_range {
+	uint32_t pid;		/* in the caller's pid namespace */
+	uint64_t start, end;
+};
+
+int cp_nl_experiment_start(struct cp_nl *nl, uint32_t speedup, const struct cp_nl_range *r,
+			   unsigned int nr);
+int cp_nl_experiment_stop(struct cp_nl *nl);
+/* end_offset 0 leaves CAUSALPROF_PP_A_END_OFFSET out */
+int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+		       uint64_t offset, uint64_t end_offset);
+int cp_nl_progress_del(struct cp_nl *nl, uint32_t id);
+
+/* The n-th (from 0) EXPERIMENT record of the stream, or NULL. */
+const struct causalprof_experiment *cp_stream_experiment(const struct cp_stream *s,
+							 size_t n);
+/* Receive records until the stream holds n EXPERIMENT records, bounded: -ETIMEDOUT. */
+int cp_nl_wait_experiments(struct cp_nl *nl, size_t n, int timeout_ms);
 
 #endif /* CP_HELPERS_H */

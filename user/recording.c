@@ -321,6 +321,27 @@ const struct causalprof_end *cp_rec_end(const struct causalprof_record_hdr *h)
 	return view(h, CAUSALPROF_REC_END, sizeof(struct causalprof_end));
 }
 
+const struct causalprof_experiment *cp_rec_experiment(const struct causalprof_record_hdr *h)
+{
+	const struct causalprof_experiment *e = view(h, CAUSALPROF_REC_EXPERIMENT, sizeof(*e));
+
+	if (e && (h->size - sizeof(*e)) <
+		 (size_t)e->nr_ranges * sizeof(struct causalprof_exp_range) +
+		 (size_t)e->nr_points * sizeof(struct causalprof_exp_point))
+		return NULL;
+	return e;
+}
+
+const struct causalprof_exp_range *cp_exp_ranges(const struct causalprof_experiment *e)
+{
+	return (const struct causalprof_exp_range *)(e + 1);
+}
+
+const struct causalprof_exp_point *cp_exp_points(const struct causalprof_experiment *e)
+{
+	return (const struct causalprof_exp_point *)(cp_exp_ranges(e) + e->nr_ranges);
+}
+
 const struct cp_rec_buildid *cp_rec_buildid(const struct causalprof_record_hdr *h)
 {
 	const struct cp_rec_buildid *b = view(h, CP_REC_BUILDID, sizeof(*b) + 1);
@@ -363,6 +384,7 @@ bool cp_rec_time(const struct causalprof_record_hdr *h, uint64_t *time_ns)
 	case CAUSALPROF_REC_EXIT:
 	case CAUSALPROF_REC_LOST:
 	case CAUSALPROF_REC_END:
+	case CAUSALPROF_REC_EXPERIMENT:
 		if (h->size < HDR_SIZE + sizeof(uint64_t))
 			return false;
 		memcpy(time_ns, h + 1, sizeof(*time_ns));

@@ -112,6 +112,10 @@ const struct causalprof_comm *cp_rec_comm(const struct causalprof_record_hdr *h)
 const struct causalprof_task *cp_rec_task(const struct causalprof_record_hdr *h);
 const struct causalprof_lost *cp_rec_lost(const struct causalprof_record_hdr *h);
 const struct causalprof_end *cp_rec_end(const struct causalprof_record_hdr *h);
+/* An EXPERIMENT whose size holds its nr_ranges ranges and nr_points points. */
+const struct causalprof_experiment *cp_rec_experiment(const struct causalprof_record_hdr *h);
+const struct causalprof_exp_range *cp_exp_ranges(const struct causalprof_experiment *e);
+const struct causalprof_exp_point *cp_exp_points(const struct causalprof_experiment *e);
 const struct cp_rec_buildid *cp_rec_buildid(const struct causalprof_record_hdr *h);
 /* The body of a VDSO record and its length (padding included). */
 const void *cp_rec_vdso(const struct causalprof_record_hdr *h, size_t *len);

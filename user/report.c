@@ -94,6 +94,8 @@ struct report {
 	bool end_seen;
 	uint64_t end_time, end_samples, end_lost, lost, sideband_lost, skipped, samples;
 	uint64_t first_time, last_time;	/* of the records with a time */
+	const struct causalprof_experiment **exps;	/* listed in the header */
+	size_t nr_exps;
 	unsigned int max_event;		/* + 1, of the samples */
 
 	enum damage damage;
@@ -207,6 +209,7 @@ static const char *type_name(uint16_t type)
 	case CAUSALPROF_REC_EXIT:	return "EXIT";
 	case CAUSALPROF_REC_LOST:	return "LOST";
 	case CAUSALPROF_REC_END:	return "END";
+	case CAUSALPROF_REC_EXPERIMENT:	return "EXPERIMENT";
 	case CP_REC_BUILDID:		return "BUILDID";
 	}
 	return "record";
@@ -257,6 +260,23 @@ static const struct causalprof_sample *usable_sample(const struct report *r,
 	if (!s || (s->event >= r->nr_events && r->events_known))
 		return NULL;
 	return s;
+}
+
+/* A causal experiment's result: only listed, in the text report's header. */
+static int take_experiment(struct report *r, const struct causalprof_record_hdr *h,
+			   uint64_t off)
+{
+	const struct causalprof_experiment *e = cp_rec_experiment(h), **exps;
+
+	if (!e)
+		return malformed(r, off, "an EXPERIMENT of %" PRIu32 " bytes is too short for its ranges and points",
+				 h->size);
+	exps = realloc(r->exps, (r->nr_exps + 1) * sizeof(*exps));
+	if (!exps)
+		return -ENOMEM;
+	r->exps = exps;
+	r->exps[r->nr_exps++] = e;
+	return 0;
 }
 
 /* Checks one record and keeps what report needs of it. 1: stop reading. */
@@ -312,6 +332,8 @@ static int take_record(struct report *r, const struct causalprof_record_hdr *h, 
 		r->end_samples = e->samples;
 		r->end_lost = e->lost;
 		return 0;
+	case CAUSALPROF_REC_EXPERIMENT:
+		return take_experiment(r, h, off);
 	case CP_REC_META:
 		return take_meta(r, h);
 	case CP_REC_KALLSYMS:
@@ -520,6 +542,27 @@ static int find_event(const struct report *r, const char *want)
 	return -1;
 }
 
+#define EXPS_LISTED	20
+
+/* One line per causal experiment (the first EXPS_LISTED). */
+static void print_experiments(const struct report *r)
+{
+	const struct causalprof_experiment *e;
+	FILE *out = r->o->out;
+	size_t i;
+
+	for (i = 0; i < r->nr_exps && i < EXPS_LISTED; i++) {
+		e = r->exps[i];
+		fprintf(out, "# experiment %" PRIu32 ": speedup %.1f%%, %u range%s, wall %.3f s, inserted delay %.3f s, %" PRIu64 " hits, %u progress point%s%s\n",
+			e->id, e->speedup / 10.0, e->nr_ranges, e->nr_ranges == 1 ? "" : "s",
+			e->wall_ns / 1e9, e->inserted_ns / 1e9, (uint64_t)e->hits, e->nr_points,
+			e->nr_points == 1 ? "" : "s",
+			e->hdr.flags & CAUSALPROF_EXP_F_SESSION_END ? " (cut by the session's end)" : "");
+	}
+	if (r->nr_exps > EXPS_LISTED)
+		fprintf(out, "# ... and %zu more experiments\n", r->nr_exps - EXPS_LISTED);
+}
+
 static void print_header(const struct report *r)
 {
 	FILE *out = r->o->out;
@@ -534,6 +577,7 @@ static void print_header(const struct report *r)
 		fprintf(out, "# command: %s (pid %s)\n", v, meta(r, "target") ?: "?");
 	else if ((v = meta(r, "target")))
 		fprintf(out, "# target: %s%s\n", strcmp(v, "system-wide") ? "process " : "", v);
+	print_experiments(r);
 }
 
 static int print_text(struct report *r, int only)
@@ -792,6 +836,7 @@ static void free_report(struct report *r)
 		free(r->meta[i]);
 	for (i = 0; i < NR_EVENTS; i++)
 		free(r->ev[i].path);
+	free(r->exps);
 	cp_resolve_free(&r->res);
 	cp_replay_free(&r->replay);
 	cp_prof_free(&r->prof);

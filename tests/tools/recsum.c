@@ -6,6 +6,8 @@
  *	event I samples N weight W      for each event index with samples
  *	lost L                          END's lost count (LOST records' sum
  *	                                without an END)
+ *	experiment ID speedup S wall W inserted I hits H ranges R points P flags F
+ *	                                for each EXPERIMENT record, in order
  *
  * Exit status 1 if the file is not a whole recording.
  */
@@ -23,6 +25,9 @@ int main(int argc, char *argv[])
 	struct causalprof_sample s;
 	struct causalprof_lost l;
 	struct causalprof_end e;
+	struct causalprof_experiment x;
+	char exps[4096] = "";
+	size_t elen = 0;
 	uint64_t lost = 0, end_lost = 0;
 	unsigned char fh[16];
 	int end = 0, i;
@@ -58,6 +63,20 @@ int main(int argc, char *argv[])
 				return 1;
 			end = 1;
 			end_lost = e.lost;
+		} else if (h.type == CAUSALPROF_REC_EXPERIMENT && h.size >= sizeof(x)) {
+			fseek(f, off, SEEK_SET);
+			if (fread(&x, sizeof(x), 1, f) != 1)
+				return 1;
+			if (h.size - sizeof(x) < x.nr_ranges * sizeof(struct causalprof_exp_range) +
+						 x.nr_points * sizeof(struct causalprof_exp_point))
+				return 1;
+			if (elen < sizeof(exps))
+				elen += snprintf(exps + elen, sizeof(exps) - elen,
+						 "experiment %u speedup %u wall %llu inserted %llu hits %llu ranges %u points %u flags %u\n",
+						 x.id, x.speedup, (unsigned long long)x.wall_ns,
+						 (unsigned long long)x.inserted_ns,
+						 (unsigned long long)x.hits, x.nr_ranges, x.nr_points,
+						 x.hdr.flags);
 		}
 		if (fseek(f, off + h.size, SEEK_SET))
 			return 1;
@@ -67,5 +86,6 @@ int main(int argc, char *argv[])
 			printf("event %d samples %llu weight %llu\n", i,
 			       (unsigned long long)samples[i], (unsigned long long)weight[i]);
 	printf("lost %llu\n", (unsigned long long)(end ? end_lost : lost));
+	fputs(exps, stdout);
 	return 0;
 }

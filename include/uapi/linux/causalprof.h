@@ -83,26 +83,47 @@
  *   module and samples that find no room are counted in LOST records: a
  *   client should use a large SO_RCVBUF(FORCE) and NETLINK_NO_ENOBUFS.
  *
+ * Experiments and progress points are controlled through the surface that
+ * started the session: a session with an owner only by its owner's socket
+ * (another socket gets -EPERM, CAP_SYS_ADMIN or not), one started through
+ * /proc only through /proc (netlink gets -EPERM). Without a session:
+ * -ENOENT. The policies are strict: an attribute a command does not list,
+ * at any nesting level, is -EINVAL.
+ *
  * CAUSALPROF_CMD_EXPERIMENT_START (control, owner only)
- *     CAUSALPROF_A_EXPERIMENT: NLA_NESTED
- *       CAUSALPROF_EXP_A_SPEEDUP: NLA_U32, virtual speedup in per mille
- *                                 (0..1000)
- *       CAUSALPROF_EXP_A_RANGE: NLA_NESTED, repeated, selected code
- *         CAUSALPROF_RANGE_A_PID: NLA_U32, the process whose addresses these are
+ *     CAUSALPROF_A_EXPERIMENT: NLA_NESTED, required
+ *       CAUSALPROF_EXP_A_SPEEDUP: NLA_U32, required, virtual speedup in per
+ *                                 mille (0..1000)
+ *       CAUSALPROF_EXP_A_RANGE: NLA_NESTED, 1 to CAUSALPROF_MAX_RANGES of
+ *                               them, the selected code
+ *         CAUSALPROF_RANGE_A_PID: NLA_U32, the process whose addresses these
+ *                                 are, in the caller's pid namespace
+ *                                 (-ESRCH if there is none)
  *         CAUSALPROF_RANGE_A_START: NLA_U64, first address
- *         CAUSALPROF_RANGE_A_END: NLA_U64, one past the last address
+ *         CAUSALPROF_RANGE_A_END: NLA_U64, one past the last address (above
+ *                                 START)
+ *   -EBUSY while an experiment runs.
  * CAUSALPROF_CMD_EXPERIMENT_STOP (control, owner only)
- *   The experiment's result is streamed as a CAUSALPROF_REC_EXPERIMENT record.
+ *   No attributes; -ENOENT when no experiment runs. The experiment's result
+ *   is streamed as a CAUSALPROF_REC_EXPERIMENT record, after the ack. A
+ *   session that stops (for whatever reason) stops its experiment first,
+ *   and streams the record before its END.
  *
  * CAUSALPROF_CMD_PROGRESS_ADD (control, owner only)
- *     CAUSALPROF_A_PROGRESS: NLA_NESTED
- *       CAUSALPROF_PP_A_ID: NLA_U32, chosen by the owner
- *       CAUSALPROF_PP_A_KIND: NLA_U32, enum causalprof_pp_kind
- *       CAUSALPROF_PP_A_PATH: NLA_NUL_STRING, file to probe
- *       CAUSALPROF_PP_A_OFFSET: NLA_U64, file offset of the probe
- *       CAUSALPROF_PP_A_END_OFFSET: NLA_U64, latency points: the end probe
+ *     CAUSALPROF_A_PROGRESS: NLA_NESTED, required
+ *       CAUSALPROF_PP_A_ID: NLA_U32, required, chosen by the owner
+ *       CAUSALPROF_PP_A_KIND: NLA_U32, required, enum causalprof_pp_kind
+ *       CAUSALPROF_PP_A_PATH: NLA_NUL_STRING, required, absolute path of
+ *                             the file to probe
+ *       CAUSALPROF_PP_A_OFFSET: NLA_U64, required, file offset of the probe
+ *       CAUSALPROF_PP_A_END_OFFSET: NLA_U64, latency points only (required
+ *                                   there): the end probe
+ *   -EEXIST for an id in use, -ENOSPC beyond 16 points, -ENOENT for a
+ *   missing file. Points belong to the session: they go when it stops.
  * CAUSALPROF_CMD_PROGRESS_DEL (control, owner only)
- *     CAUSALPROF_A_PROGRESS: NLA_NESTED with CAUSALPROF_PP_A_ID
+ *     CAUSALPROF_A_PROGRESS: NLA_NESTED, required, with only
+ *       CAUSALPROF_PP_A_ID: NLA_U32, required
+ *   -ENOENT for an unknown id.
  *
  * Text control: /proc/causalprof/control accepts one command per write,
  * e.g. "start pid=123 event=cpu-clock freq=1000" or "stop", with the same
@@ -120,6 +141,7 @@
 
 #define CAUSALPROF_MAX_EVENTS		8
 #define CAUSALPROF_MAX_STACK		127
+#define CAUSALPROF_MAX_RANGES		16	/* per experiment */
 
 enum causalprof_cmd {
 	CAUSALPROF_CMD_UNSPEC,
@@ -338,8 +360,8 @@ struct causalprof_task {
 /*
  * Samples dropped on one CPU since the previous LOST record of that CPU.
  * With CAUSALPROF_LOST_F_SIDEBAND in hdr.flags, lost instead counts MMAP,
- * COMM, FORK and EXIT records dropped (all CPUs) since the previous such
- * record, and cpu is CAUSALPROF_LOST_CPU_NONE.
+ * COMM, FORK, EXIT and EXPERIMENT records dropped (all CPUs) since the
+ * previous such record, and cpu is CAUSALPROF_LOST_CPU_NONE.
  */
 #define CAUSALPROF_LOST_F_SIDEBAND	(1U << 0)
 #define CAUSALPROF_LOST_CPU_NONE	0xffffffffU
@@ -366,8 +388,12 @@ struct causalprof_end {
  * hdr.flags has CAUSALPROF_EXP_F_SESSION_END), before the session's END.
  * After the fixed part come nr_ranges struct causalprof_exp_range, then
  * nr_points struct causalprof_exp_point (the progress points registered
- * when the experiment stopped). Every delta covers the experiment only.
- * The effective duration is wall_ns - inserted_ns.
+ * when the experiment stopped). Every delta covers the experiment only: a
+ * point added while it ran counts from its registration. The counters are
+ * final (no payment of the experiment is made after it). The effective
+ * duration is wall_ns - inserted_ns. The record travels with the MMAP,
+ * COMM, FORK and EXIT records and, like them, is lost (and counted in a
+ * sideband LOST record) only if their ring is full.
  */
 #define CAUSALPROF_EXP_F_SESSION_END	(1U << 0)
 
