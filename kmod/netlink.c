@@ -438,14 +438,10 @@ static int stop_experiment(struct sk_buff *skb, struct genl_info *info)
 	return causalprof_experiment_stop(&who, info->extack);
 }
 
-static int add_progress(struct sk_buff *skb, struct genl_info *info)
+/* The capability check and CAUSALPROF_A_PROGRESS, parsed into tb. */
+static int parse_progress(struct sk_buff *skb, struct genl_info *info,
+			  const struct nla_policy *policy, struct nlattr **tb)
 {
-	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1], *nest, *end;
-	struct netlink_ext_ack *extack = info->extack;
-	const struct cp_owner who = sender(info);
-	u32 kind;
-	int ret;
-
 	if (!control_capable(skb)) {
 		GENL_SET_ERR_MSG(info, "progress points need CAP_PERFMON or CAP_SYS_ADMIN");
 		return -EPERM;
@@ -454,10 +450,22 @@ static int add_progress(struct sk_buff *skb, struct genl_info *info)
 		GENL_SET_ERR_MSG(info, "CAUSALPROF_A_PROGRESS is missing");
 		return -EINVAL;
 	}
-	nest = info->attrs[CAUSALPROF_A_PROGRESS];
-	ret = nla_parse_nested(tb, CAUSALPROF_PP_A_MAX, nest, pp_add_policy, extack);
+	return nla_parse_nested(tb, CAUSALPROF_PP_A_MAX, info->attrs[CAUSALPROF_A_PROGRESS],
+				policy, info->extack);
+}
+
+static int add_progress(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1], *nest, *end;
+	struct netlink_ext_ack *extack = info->extack;
+	const struct cp_owner who = sender(info);
+	u32 kind;
+	int ret;
+
+	ret = parse_progress(skb, info, pp_add_policy, tb);
 	if (ret)
 		return ret;
+	nest = info->attrs[CAUSALPROF_A_PROGRESS];
 	if (NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_ID) ||
 	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_KIND) ||
 	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_PATH) ||
@@ -491,24 +499,16 @@ static int add_progress(struct sk_buff *skb, struct genl_info *info)
 
 static int del_progress(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1], *nest;
+	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1];
 	struct netlink_ext_ack *extack = info->extack;
 	const struct cp_owner who = sender(info);
 	int ret;
 
-	if (!control_capable(skb)) {
-		GENL_SET_ERR_MSG(info, "progress points need CAP_PERFMON or CAP_SYS_ADMIN");
-		return -EPERM;
-	}
-	if (GENL_REQ_ATTR_CHECK(info, CAUSALPROF_A_PROGRESS)) {
-		GENL_SET_ERR_MSG(info, "CAUSALPROF_A_PROGRESS is missing");
-		return -EINVAL;
-	}
-	nest = info->attrs[CAUSALPROF_A_PROGRESS];
-	ret = nla_parse_nested(tb, CAUSALPROF_PP_A_MAX, nest, pp_del_policy, extack);
+	ret = parse_progress(skb, info, pp_del_policy, tb);
 	if (ret)
 		return ret;
-	if (NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_ID)) {
+	if (NL_REQ_ATTR_CHECK(extack, info->attrs[CAUSALPROF_A_PROGRESS], tb,
+			      CAUSALPROF_PP_A_ID)) {
 		NL_SET_ERR_MSG(extack, "CAUSALPROF_PP_A_ID is missing");
 		return -EINVAL;
 	}

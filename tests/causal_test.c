@@ -166,58 +166,6 @@ static int experiment(FIXTURE_DATA(causal) *self, int speedup, int ms)
 	return exp_read(&self->info);
 }
 
-/* utime + stime of a thread, clock ticks. */
-static long long thread_ticks(pid_t pid, pid_t tid)
-{
-	unsigned long long ut, st;
-	char path[64], buf[1024], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	p = fgets(buf, sizeof(buf), f);
-	fclose(f);
-	if (!p || !(p = strrchr(buf, ')')))
-		return -1;
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-		return -1;
-	return ut + st;
-}
-
-/* The thread uses the CPU again: it is not left asleep. */
-static bool runs(pid_t pid, pid_t tid)
-{
-	long long t0 = thread_ticks(pid, tid), t1;
-	int i;
-
-	for (i = 0; i < 20; i++) {
-		usleep(100000);
-		t1 = thread_ticks(pid, tid);
-		if (t0 >= 0 && t1 > t0 + 5)
-			return true;
-	}
-	return false;
-}
-
-/* No payment queued or running: only queued payments hold the module. */
-static int refcnt_settles(void)
-{
-	uint64_t n = 1;
-	int i, ret;
-
-	for (i = 0; i < 100; i++) {
-		ret = cp_module_param_get("../refcnt", &n);
-		if (ret)
-			return ret;
-		if (!n)
-			return 0;
-		usleep(10000);
-	}
-	return -EBUSY;
-}
-
 TEST_F(causal, delay_precision)
 {
 	struct exp_task a, b;
@@ -284,8 +232,8 @@ TEST_F(causal, session_stop_mid_experiment)
 	ASSERT_STREQ("stopped", self->info.state);
 	ASSERT_GT(self->info.hits, 0);
 	ASSERT_EQ(-ENOENT, cp_control("experiment stop"));
-	ASSERT_TRUE(runs(self->pid, self->b));
-	ASSERT_EQ(0, refcnt_settles());
+	ASSERT_TRUE(cp_thread_runs(self->pid, self->b));
+	ASSERT_EQ(0, cp_module_refs_settle());
 }
 
 TEST_F(causal, rmmod_mid_experiment)
@@ -307,7 +255,7 @@ TEST_F(causal, rmmod_mid_experiment)
 		ASSERT_EQ(0, ret);
 	}
 	ASSERT_FALSE(cp_module_loaded());
-	ASSERT_TRUE(runs(self->pid, self->b));
+	ASSERT_TRUE(cp_thread_runs(self->pid, self->b));
 	ASSERT_EQ(0, cp_module_ensure_loaded());
 }
 
@@ -322,7 +270,7 @@ TEST_F(causal, target_exits_mid_experiment)
 	ASSERT_EQ(0, cp_control("experiment stop"));
 	ASSERT_EQ(0, exp_read(&self->info));
 	ASSERT_GT(self->info.hits, 0);
-	ASSERT_EQ(0, refcnt_settles());
+	ASSERT_EQ(0, cp_module_refs_settle());
 }
 
 TEST_F(causal, control_errors)

@@ -192,26 +192,6 @@ static int experiment_start(FIXTURE_DATA(exp) *self, uint32_t speedup)
 	return cp_nl_experiment_start(&self->nl, speedup, &r, 1);
 }
 
-/* utime + stime of a thread, clock ticks. */
-static long long thread_ticks(pid_t pid, pid_t tid)
-{
-	unsigned long long ut, st;
-	char path[64], buf[1024], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	p = fgets(buf, sizeof(buf), f);
-	fclose(f);
-	if (!p || !(p = strrchr(buf, ')')))
-		return -1;
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-		return -1;
-	return ut + st;
-}
-
 /*
  * The delay A's hits inserted after B's last sample in user mode before
  * to: B's last chance to queue a payment. From the stream's samples of A
@@ -263,21 +243,6 @@ static uint64_t longest_gap(const struct cp_stream *s, pid_t tid, uint64_t from,
 	return to > last && to - last > gap ? to - last : gap;
 }
 
-/* The thread uses the CPU again: it is not left asleep. */
-static bool runs(pid_t pid, pid_t tid)
-{
-	long long t0 = thread_ticks(pid, tid), t1;
-	int i;
-
-	for (i = 0; i < 20; i++) {
-		usleep(100000);
-		t1 = thread_ticks(pid, tid);
-		if (t0 >= 0 && t1 > t0 + 5)
-			return true;
-	}
-	return false;
-}
-
 /* The thread sleeps in a payment now: its wchan is the module's pay(). */
 static bool in_payment(pid_t pid, pid_t tid)
 {
@@ -324,23 +289,6 @@ static pid_t asleep_in_payment(pid_t pid)
 		if (seen[i] == 10)
 			return tids[i];
 	return 0;
-}
-
-/* No payment queued or running: only queued payments hold the module. */
-static int refcnt_settles(void)
-{
-	uint64_t n = 1;
-	int i, ret;
-
-	for (i = 0; i < 100; i++) {
-		ret = cp_module_param_get("../refcnt", &n);
-		if (ret)
-			return ret;
-		if (!n)
-			return 0;
-		usleep(10000);
-	}
-	return -EBUSY;
 }
 
 /* The one EXPERIMENT record of the stream. */
@@ -683,9 +631,9 @@ TEST_F(exp, session_stop_mid_experiment)
 	EXPECT_STREQ("stopped", self->info.state);
 	EXPECT_EQ(self->info.inserted, (int64_t)e->inserted_ns);
 	EXPECT_EQ(0, asleep_in_payment(self->pid));
-	EXPECT_TRUE(runs(self->pid, self->a));
-	EXPECT_TRUE(runs(self->pid, self->b));
-	EXPECT_EQ(0, refcnt_settles());
+	EXPECT_TRUE(cp_thread_runs(self->pid, self->a));
+	EXPECT_TRUE(cp_thread_runs(self->pid, self->b));
+	EXPECT_EQ(0, cp_module_refs_settle());
 }
 
 /* The target exits mid-experiment: the experiment stops as usual. */
@@ -710,7 +658,7 @@ TEST_F(exp, target_exits_mid_experiment)
 	EXPECT_EQ((uint32_t)self->pid, cp_exp_ranges(e)->pid);
 	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
 	EXPECT_EQ(NULL, cp_stream_problem(&self->stream));
-	EXPECT_EQ(0, refcnt_settles());
+	EXPECT_EQ(0, cp_module_refs_settle());
 }
 
 /* A forked owner: session and experiment on pid, tells fd, then reads. */
@@ -785,9 +733,9 @@ TEST_F_TIMEOUT(exp, owner_killed_mid_experiment, 90)
 
 	stuck = asleep_in_payment(self->pid);
 	EXPECT_EQ(0, stuck) TH_LOG("thread %d stays asleep in a payment", stuck);
-	EXPECT_TRUE(runs(self->pid, self->a));
-	EXPECT_TRUE(runs(self->pid, self->b));
-	EXPECT_EQ(0, refcnt_settles());
+	EXPECT_TRUE(cp_thread_runs(self->pid, self->a));
+	EXPECT_TRUE(cp_thread_runs(self->pid, self->b));
+	EXPECT_EQ(0, cp_module_refs_settle());
 
 	/* a new session, with an experiment */
 	ASSERT_EQ(0, cp_nl_open(&nl));
@@ -838,142 +786,25 @@ TEST_F_TIMEOUT(exp, rmmod_mid_experiment, 90)
 	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END, e->hdr.flags);
 	EXPECT_GT(e->hits, 0ULL);
 	EXPECT_EQ(0, asleep_in_payment(self->pid));
-	EXPECT_TRUE(runs(self->pid, self->a));
-	EXPECT_TRUE(runs(self->pid, self->b));
+	EXPECT_TRUE(cp_thread_runs(self->pid, self->a));
+	EXPECT_TRUE(cp_thread_runs(self->pid, self->b));
 	ASSERT_EQ(0, cp_module_ensure_loaded());
 }
 
 
-/* Progress points: build/tests/targets/progress, driven through a pipe. */
-struct prog {
-	struct cp_target t;
-	int cmd;
-	pid_t pid;
-	uint64_t tp, begin, end;		/* addresses in the process */
-	uint64_t off_tp, off_begin, off_end;	/* offsets in the file */
-	char path[PATH_MAX];
-};
+/* Progress points: build/tests/targets/progress (struct cp_prog). */
 
 #define INT3	0xcc
 
-/* The file offset that addr of process pid maps, from /proc/PID/maps. */
-static int file_offset(pid_t pid, uint64_t addr, uint64_t *off)
-{
-	unsigned long long start, end, pgoff;
-	char path[64], line[512];
-	int ret = -ENOENT;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx %*s %llx", &start, &end, &pgoff) != 3)
-			continue;
-		if (addr >= start && addr < end) {
-			*off = addr - start + pgoff;
-			ret = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
-/* The byte at off in file, or at address off of /proc/PID/mem. */
-static int byte_at(const char *file, uint64_t off)
-{
-	uint8_t c;
-	int fd, n;
-
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = pread(fd, &c, 1, off);
-	close(fd);
-	return n == 1 ? c : -EIO;
-}
-
-static int mem_byte(pid_t pid, uint64_t addr)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	return byte_at(path, addr);
-}
-
-static int prog_spawn(struct prog *p)
-{
-	char fd[16], buf[256];
-	char *argv[] = { p->path, fd, NULL };
-	unsigned long long tp, begin, end;
-	int fds[2], ret;
-
-	p->cmd = -1;
-	ret = cp_target_path("progress", p->path, sizeof(p->path));
-	if (ret)
-		return ret;
-	if (pipe2(fds, O_CLOEXEC))
-		return -errno;
-	if (fcntl(fds[0], F_SETFD, 0)) {
-		close(fds[0]);
-		close(fds[1]);
-		return -errno;
-	}
-	snprintf(fd, sizeof(fd), "%d", fds[0]);
-	ret = cp_target_spawn(&p->t, argv, false);
-	close(fds[0]);
-	if (ret) {
-		close(fds[1]);
-		return ret;
-	}
-	p->cmd = fds[1];
-	ret = cp_target_read(&p->t, buf, sizeof(buf), "\n", 10000);
-	if (ret < 0)
-		return ret;
-	if (sscanf(buf, "ready %d %llx %llx %llx", &p->pid, &tp, &begin, &end) != 4)
-		return -EINVAL;
-	p->tp = tp;
-	p->begin = begin;
-	p->end = end;
-	if (file_offset(p->pid, p->tp, &p->off_tp) ||
-	    file_offset(p->pid, p->begin, &p->off_begin) ||
-	    file_offset(p->pid, p->end, &p->off_end))
-		return -ENOENT;
-	return 0;
-}
-
-static void prog_kill(struct prog *p)
-{
-	if (p->cmd >= 0)
-		close(p->cmd);
-	p->cmd = -1;
-	cp_target_kill(&p->t);
-}
-
-/* One command, and the target's one-line answer. */
-static int prog_cmd(struct prog *p, const char *cmd, char *reply, size_t size)
-{
-	size_t len = strlen(cmd);
-	char buf[256];
-	int ret;
-
-	if (write(p->cmd, cmd, len) != (ssize_t)len || write(p->cmd, "\n", 1) != 1)
-		return -errno;
-	ret = cp_target_read(&p->t, reply ?: buf, reply ? size : sizeof(buf), "\n", 60000);
-	return ret < 0 ? ret : 0;
-}
-
 /* n calls of tp() by one thread: exactly n hits of a point there. */
-static int prog_call(struct prog *p, long n)
+static int prog_call(struct cp_prog *p, long n)
 {
 	char cmd[64], reply[64];
 	long done;
 	int ret;
 
 	snprintf(cmd, sizeof(cmd), "call %ld 1", n);
-	ret = prog_cmd(p, cmd, reply, sizeof(reply));
+	ret = cp_prog_cmd(p, cmd, reply, sizeof(reply));
 	if (ret)
 		return ret;
 	return sscanf(reply, "called %ld", &done) == 1 && done == n ? 0 : -EPROTO;
@@ -1029,23 +860,23 @@ TEST_F_TIMEOUT(exp, progress_record, 120)
 	struct cp_nl_range range;
 	int64_t inner, outer;
 	char reply[128];
-	struct prog p;
+	struct cp_prog p;
 	long pairs;
 
 	memset(&p, 0, sizeof(p));
-	ASSERT_EQ(0, prog_spawn(&p));
+	ASSERT_EQ(0, cp_prog_spawn(&p));
 	self->target = p.t;	/* the teardown kills it */
 	ASSERT_EQ(0, session_start(&self->nl, p.pid)) TH_LOG("%s", self->nl.extack);
 	ASSERT_EQ(0, cp_nl_progress_add(&self->nl, 1, CAUSALPROF_PP_THROUGHPUT, p.path,
 					p.off_tp, 0)) TH_LOG("%s", self->nl.extack);
 	ASSERT_EQ(0, cp_nl_progress_add(&self->nl, 2, CAUSALPROF_PP_LATENCY, p.path,
 					p.off_begin, p.off_end)) TH_LOG("%s", self->nl.extack);
-	EXPECT_EQ(INT3, mem_byte(p.pid, p.tp));
-	EXPECT_EQ(INT3, mem_byte(p.pid, p.begin));
+	EXPECT_EQ(INT3, cp_mem_byte(p.pid, p.tp));
+	EXPECT_EQ(INT3, cp_mem_byte(p.pid, p.begin));
 
 	/* before the experiment: not in its deltas */
 	ASSERT_EQ(0, prog_call(&p, 1000));
-	ASSERT_EQ(0, prog_cmd(&p, "begin", NULL, 0));
+	ASSERT_EQ(0, cp_prog_cmd(&p, "begin", NULL, 0));
 
 	range = (struct cp_nl_range){ .pid = p.pid, .start = p.tp, .end = p.tp + 1 };
 	t0 = mono_ns();
@@ -1071,9 +902,9 @@ TEST_F_TIMEOUT(exp, progress_record, 120)
 
 	/* the interval begun before, then ten more of two threads */
 	t_end0 = mono_ns();
-	ASSERT_EQ(0, prog_cmd(&p, "end", NULL, 0));
+	ASSERT_EQ(0, cp_prog_cmd(&p, "end", NULL, 0));
 	t_end1 = mono_ns();
-	ASSERT_EQ(0, prog_cmd(&p, "lat 2 5 3", reply, sizeof(reply)));
+	ASSERT_EQ(0, cp_prog_cmd(&p, "lat 2 5 3", reply, sizeof(reply)));
 	ASSERT_EQ(3, sscanf(reply, "lat %ld %" SCNd64 " %" SCNd64, &pairs, &inner, &outer));
 	ASSERT_EQ(10, pairs);
 
@@ -1131,15 +962,15 @@ TEST_F_TIMEOUT(exp, progress_record, 120)
 	pt = find_point(e, 1);
 	ASSERT_NE(NULL, pt);
 	EXPECT_EQ(777ULL, pt->count);
-	EXPECT_EQ(byte_at(p.path, p.off_tp), mem_byte(p.pid, p.tp));
-	EXPECT_EQ(byte_at(p.path, p.off_begin), mem_byte(p.pid, p.begin));
-	EXPECT_NE(INT3, mem_byte(p.pid, p.tp));
-	prog_kill(&p);
+	EXPECT_EQ(cp_byte_at(p.path, p.off_tp), cp_mem_byte(p.pid, p.tp));
+	EXPECT_EQ(cp_byte_at(p.path, p.off_begin), cp_mem_byte(p.pid, p.begin));
+	EXPECT_NE(INT3, cp_mem_byte(p.pid, p.tp));
+	cp_prog_kill(&p);
 	self->target = p.t;
 }
 
 /* A forked owner: a session on the progress target, two points, an experiment. */
-static void progress_owner_main(const struct prog *p, int fd)
+static void progress_owner_main(const struct cp_prog *p, int fd)
 {
 	const struct cp_nl_range r = { .pid = p->pid, .start = p->tp, .end = p->tp + 1 };
 	struct cp_stream stream = {};
@@ -1171,11 +1002,11 @@ TEST_F_TIMEOUT(exp, progress_owner_killed, 90)
 {
 	struct pollfd pfd;
 	struct cp_nl nl;
-	struct prog p;
+	struct cp_prog p;
 	int ret = -1;
 
 	memset(&p, 0, sizeof(p));
-	ASSERT_EQ(0, prog_spawn(&p));
+	ASSERT_EQ(0, cp_prog_spawn(&p));
 	self->target = p.t;
 	ASSERT_EQ(0, pipe(self->pipe));
 	pfd = (struct pollfd){ .fd = self->pipe[0], .events = POLLIN };
@@ -1186,22 +1017,22 @@ TEST_F_TIMEOUT(exp, progress_owner_killed, 90)
 	ASSERT_EQ(1, poll(&pfd, 1, CP_WAIT_MS));
 	ASSERT_EQ((ssize_t)sizeof(ret), read(self->pipe[0], &ret, sizeof(ret)));
 	ASSERT_EQ(0, ret) TH_LOG("the owner could not set up: %s", strerror(-ret));
-	ASSERT_EQ(INT3, mem_byte(p.pid, p.tp));
-	ASSERT_EQ(INT3, mem_byte(p.pid, p.begin));
-	ASSERT_EQ(INT3, mem_byte(p.pid, p.end));
+	ASSERT_EQ(INT3, cp_mem_byte(p.pid, p.tp));
+	ASSERT_EQ(INT3, cp_mem_byte(p.pid, p.begin));
+	ASSERT_EQ(INT3, cp_mem_byte(p.pid, p.end));
 	ASSERT_EQ(0, prog_call(&p, 100));
 
 	ASSERT_EQ(0, kill(self->owner, SIGKILL));
 	ASSERT_EQ(self->owner, waitpid(self->owner, NULL, 0));
 	self->owner = 0;
 	ASSERT_EQ(0, cp_wait_state("idle", CP_WAIT_MS));
-	EXPECT_EQ(byte_at(p.path, p.off_tp), mem_byte(p.pid, p.tp));
-	EXPECT_EQ(byte_at(p.path, p.off_begin), mem_byte(p.pid, p.begin));
-	EXPECT_EQ(byte_at(p.path, p.off_end), mem_byte(p.pid, p.end));
-	EXPECT_NE(INT3, mem_byte(p.pid, p.tp));
+	EXPECT_EQ(cp_byte_at(p.path, p.off_tp), cp_mem_byte(p.pid, p.tp));
+	EXPECT_EQ(cp_byte_at(p.path, p.off_begin), cp_mem_byte(p.pid, p.begin));
+	EXPECT_EQ(cp_byte_at(p.path, p.off_end), cp_mem_byte(p.pid, p.end));
+	EXPECT_NE(INT3, cp_mem_byte(p.pid, p.tp));
 	/* the target runs on, unprobed */
 	EXPECT_EQ(0, prog_call(&p, 100));
-	EXPECT_EQ(0, prog_cmd(&p, "lat 1 1 1", NULL, 0));
+	EXPECT_EQ(0, cp_prog_cmd(&p, "lat 1 1 1", NULL, 0));
 
 	/* a new owner may use the same ids */
 	ASSERT_EQ(0, cp_nl_open(&nl));
@@ -1210,7 +1041,7 @@ TEST_F_TIMEOUT(exp, progress_owner_killed, 90)
 		TH_LOG("%s", nl.extack);
 	EXPECT_EQ(0, cp_nl_stop(&nl));
 	cp_nl_close(&nl);
-	prog_kill(&p);
+	cp_prog_kill(&p);
 	self->target = p.t;
 }
 
@@ -1222,10 +1053,10 @@ TEST_F(exp, progress_requests)
 	size_t len, nest;
 	uint32_t id = 1;
 	char cmd[PATH_MAX + 128];
-	struct prog p;
+	struct cp_prog p;
 
 	memset(&p, 0, sizeof(p));
-	ASSERT_EQ(0, prog_spawn(&p));
+	ASSERT_EQ(0, cp_prog_spawn(&p));
 	self->target = p.t;
 
 	/* no session */
@@ -1242,13 +1073,13 @@ TEST_F(exp, progress_requests)
 	snprintf(cmd, sizeof(cmd), "progress add id=1 kind=throughput path=%s offset=0x%llx",
 		 p.path, (unsigned long long)p.off_tp);
 	EXPECT_EQ(-EPERM, cp_control(cmd));
-	EXPECT_NE(INT3, mem_byte(p.pid, p.tp));
+	EXPECT_NE(INT3, cp_mem_byte(p.pid, p.tp));
 	ASSERT_EQ(0, cp_nl_progress_add(&self->nl, 1, CAUSALPROF_PP_THROUGHPUT, p.path,
 					p.off_tp, 0)) TH_LOG("%s", self->nl.extack);
 	EXPECT_EQ(-EPERM, cp_nl_progress_del(&other, 1));
 	EXPECT_NE(NULL, strstr(other.extack, "owner")) TH_LOG("extack: '%s'", other.extack);
 	EXPECT_EQ(-EPERM, cp_control("progress del id=1"));
-	EXPECT_EQ(INT3, mem_byte(p.pid, p.tp));
+	EXPECT_EQ(INT3, cp_mem_byte(p.pid, p.tp));
 	cp_nl_close(&other);
 
 	/* bad requests */
@@ -1284,11 +1115,11 @@ TEST_F(exp, progress_requests)
 	EXPECT_BAD(-EINVAL, "PP_A_ID", cp_nl_request(&self->nl, CAUSALPROF_CMD_PROGRESS_DEL,
 						     attrs, len, NULL, 0));
 	EXPECT_BAD(-ENOENT, "progress point", cp_nl_progress_del(&self->nl, 9));
-	EXPECT_EQ(INT3, mem_byte(p.pid, p.tp));
+	EXPECT_EQ(INT3, cp_mem_byte(p.pid, p.tp));
 
 	/* the owner's del works */
 	EXPECT_EQ(0, cp_nl_progress_del(&self->nl, 1)) TH_LOG("%s", self->nl.extack);
-	EXPECT_EQ(byte_at(p.path, p.off_tp), mem_byte(p.pid, p.tp));
+	EXPECT_EQ(cp_byte_at(p.path, p.off_tp), cp_mem_byte(p.pid, p.tp));
 	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
 
 	/* a /proc session: only through /proc */
@@ -1302,7 +1133,7 @@ TEST_F(exp, progress_requests)
 	EXPECT_BAD(-EPERM, "/proc", cp_nl_progress_del(&self->nl, 1));
 	EXPECT_EQ(0, cp_control("progress del id=1"));
 	EXPECT_EQ(0, cp_control("stop"));
-	prog_kill(&p);
+	cp_prog_kill(&p);
 	self->target = p.t;
 }
 

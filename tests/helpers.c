@@ -1545,3 +1545,170 @@ int cp_nl_wait_experiments(struct cp_nl *nl, size_t n, int timeout_ms)
 	}
 	return 0;
 }
+
+/* Progress-point targets */
+
+void cp_prog_init(struct cp_prog *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->cmd = -1;
+	p->t.go = -1;
+	p->t.out = -1;
+}
+
+/* The target reads commands from a pipe whose read end it inherits. */
+int cp_prog_spawn(struct cp_prog *p)
+{
+	char fd[16], buf[256];
+	char *argv[] = { p->path, fd, NULL };
+	unsigned long long tp, begin, end;
+	int fds[2], ret;
+
+	cp_prog_init(p);
+	ret = cp_target_path("progress", p->path, sizeof(p->path));
+	if (ret)
+		return ret;
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	if (fcntl(fds[0], F_SETFD, 0)) {
+		close(fds[0]);
+		close(fds[1]);
+		return -errno;
+	}
+	snprintf(fd, sizeof(fd), "%d", fds[0]);
+	ret = cp_target_spawn(&p->t, argv, false);
+	close(fds[0]);
+	if (ret) {
+		close(fds[1]);
+		return ret;
+	}
+	p->cmd = fds[1];
+	ret = cp_target_read(&p->t, buf, sizeof(buf), "\n", 10000);
+	if (ret < 0)
+		return ret;
+	if (sscanf(buf, "ready %d %llx %llx %llx", &p->pid, &tp, &begin, &end) != 4)
+		return -EINVAL;
+	p->tp = tp;
+	p->begin = begin;
+	p->end = end;
+	if (cp_file_offset(p->pid, p->tp, &p->off_tp) ||
+	    cp_file_offset(p->pid, p->begin, &p->off_begin) ||
+	    cp_file_offset(p->pid, p->end, &p->off_end))
+		return -ENOENT;
+	return 0;
+}
+
+void cp_prog_kill(struct cp_prog *p)
+{
+	if (p->cmd >= 0)
+		close(p->cmd);
+	p->cmd = -1;
+	cp_target_kill(&p->t);
+}
+
+/* Sends one command and reads the target's one-line answer. */
+int cp_prog_cmd(struct cp_prog *p, const char *cmd, char *reply, size_t size)
+{
+	char buf[256];
+	size_t len = strlen(cmd);
+	int ret;
+
+	if (write(p->cmd, cmd, len) != (ssize_t)len || write(p->cmd, "\n", 1) != 1)
+		return -errno;
+	ret = cp_target_read(&p->t, reply ?: buf, reply ? size : sizeof(buf), "\n", 60000);
+	return ret < 0 ? ret : 0;
+}
+
+int cp_file_offset(pid_t pid, uint64_t addr, uint64_t *off)
+{
+	unsigned long long start, end, pgoff;
+	char path[64], line[512];
+	int ret = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %*s %llx", &start, &end, &pgoff) != 3)
+			continue;
+		if (addr >= start && addr < end) {
+			*off = addr - start + pgoff;
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+int cp_byte_at(const char *file, uint64_t off)
+{
+	uint8_t c;
+	int fd, n;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, &c, 1, off);
+	close(fd);
+	return n == 1 ? c : -EIO;
+}
+
+int cp_mem_byte(pid_t pid, uint64_t addr)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	return cp_byte_at(path, addr);
+}
+
+long long cp_thread_ticks(pid_t pid, pid_t tid)
+{
+	unsigned long long ut, st;
+	char path[64], buf[1024], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	if (!p || !(p = strrchr(buf, ')')))
+		return -1;
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	return ut + st;
+}
+
+bool cp_thread_runs(pid_t pid, pid_t tid)
+{
+	long long t0 = cp_thread_ticks(pid, tid), t1;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		usleep(100000);
+		t1 = cp_thread_ticks(pid, tid);
+		if (t0 >= 0 && t1 > t0 + 5)
+			return true;
+	}
+	return false;
+}
+
+int cp_module_refs_settle(void)
+{
+	uint64_t n = 1;
+	int i, ret;
+
+	for (i = 0; i < 100; i++) {
+		ret = cp_module_param_get("../refcnt", &n);
+		if (ret)
+			return ret;
+		if (!n)
+			return 0;
+		usleep(10000);
+	}
+	return -EBUSY;
+}

@@ -12,6 +12,7 @@
 #define CP_HELPERS_H
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -281,5 +282,40 @@ const struct causalprof_experiment *cp_stream_experiment(const struct cp_stream 
 							 size_t n);
 /* Receive records until the stream holds n EXPERIMENT records, bounded: -ETIMEDOUT. */
 int cp_nl_wait_experiments(struct cp_nl *nl, size_t n, int timeout_ms);
+
+/*
+ * build/tests/targets/progress (progress points), driven through a command
+ * pipe: "call N THREADS" and more, one line each, answered in one line.
+ */
+struct cp_prog {
+	struct cp_target t;
+	int cmd;				/* its command pipe; -1: none */
+	pid_t pid;
+	uint64_t tp, begin, end;		/* addresses in the process */
+	uint64_t off_tp, off_begin, off_end;	/* offsets in the file */
+	char path[PATH_MAX];
+};
+
+void cp_prog_init(struct cp_prog *p);
+int cp_prog_spawn(struct cp_prog *p);
+void cp_prog_kill(struct cp_prog *p);
+int cp_prog_cmd(struct cp_prog *p, const char *cmd, char *reply, size_t size);
+
+/* The file offset that addr of process pid maps, from /proc/PID/maps. */
+int cp_file_offset(pid_t pid, uint64_t addr, uint64_t *off);
+/* The byte at off in file (or a negative errno). */
+int cp_byte_at(const char *file, uint64_t off);
+/* The byte at addr in process pid's memory, as it executes it. */
+int cp_mem_byte(pid_t pid, uint64_t addr);
+
+/* utime + stime of a thread, clock ticks; -1 if it cannot be read. */
+long long cp_thread_ticks(pid_t pid, pid_t tid);
+/* The thread uses the CPU again within 2 s: it is not left asleep. */
+bool cp_thread_runs(pid_t pid, pid_t tid);
+/*
+ * The module's reference count drops to 0 within 1 s: no causal payment is
+ * queued or running (only those hold the module). 0, -EBUSY or -errno.
+ */
+int cp_module_refs_settle(void);
 
 #endif /* CP_HELPERS_H */

@@ -40,46 +40,28 @@
 #define CALLS		12345
 #define MAX_POINTS	16	/* CP_MAX_PROGRESS */
 
-/* One running build/tests/targets/progress. */
-struct prog {
-	struct cp_target t;
-	int cmd;			/* its command pipe */
-	pid_t pid;
-	uint64_t tp, begin, end;	/* addresses in the process */
-	uint64_t off_tp, off_begin, off_end;	/* offsets in the file */
-};
-
 FIXTURE(progress) {
 	uint64_t taint;
 	char path[PATH_MAX];
-	struct prog a, b;
+	struct cp_prog a, b;
 };
 
 FIXTURE_SETUP(progress)
 {
-	self->a.cmd = self->b.cmd = -1;
-	self->a.t.pid = self->b.t.pid = 0;
-	self->a.t.go = self->a.t.out = self->b.t.go = self->b.t.out = -1;
+	cp_prog_init(&self->a);
+	cp_prog_init(&self->b);
 	ASSERT_EQ(0, cp_kernel_taint(&self->taint));
 	ASSERT_EQ(0, cp_module_ensure_loaded());
 	ASSERT_EQ(0, cp_session_reset());
 	ASSERT_EQ(0, cp_target_path("progress", self->path, sizeof(self->path)));
 }
 
-static void prog_kill(struct prog *p)
-{
-	if (p->cmd >= 0)
-		close(p->cmd);
-	p->cmd = -1;
-	cp_target_kill(&p->t);
-}
-
 FIXTURE_TEARDOWN(progress)
 {
 	uint64_t taint = 0;
 
-	prog_kill(&self->a);
-	prog_kill(&self->b);
+	cp_prog_kill(&self->a);
+	cp_prog_kill(&self->b);
 	cp_module_ensure_loaded();
 	EXPECT_EQ(0, cp_session_reset());
 	EXPECT_EQ(0, cp_kernel_taint(&taint));
@@ -96,119 +78,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* The file offset that addr of process pid maps, from /proc/PID/maps. */
-static int file_offset(pid_t pid, uint64_t addr, uint64_t *off)
-{
-	unsigned long long start, end, pgoff;
-	char path[64], line[512];
-	int ret = -ENOENT;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx %*s %llx", &start, &end, &pgoff) != 3)
-			continue;
-		if (addr >= start && addr < end) {
-			*off = addr - start + pgoff;
-			ret = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
-/* The byte at addr in process pid's memory, as it executes it. */
-static int mem_byte(pid_t pid, uint64_t addr)
-{
-	char path[64];
-	uint8_t c;
-	int fd, n;
-
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = pread(fd, &c, 1, addr);
-	close(fd);
-	return n == 1 ? c : -EIO;
-}
-
-static int file_byte(const char *file, uint64_t off)
-{
-	uint8_t c;
-	int fd, n;
-
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = pread(fd, &c, 1, off);
-	close(fd);
-	return n == 1 ? c : -EIO;
-}
-
-/* The target reads commands from a pipe whose read end it inherits. */
-static int prog_spawn(struct prog *p, const char *path)
-{
-	char fd[16], buf[256];
-	char *argv[] = { (char *)path, fd, NULL };
-	unsigned long long tp, begin, end;
-	int fds[2], ret;
-
-	if (pipe2(fds, O_CLOEXEC))
-		return -errno;
-	if (fcntl(fds[0], F_SETFD, 0)) {
-		close(fds[0]);
-		close(fds[1]);
-		return -errno;
-	}
-	snprintf(fd, sizeof(fd), "%d", fds[0]);
-	ret = cp_target_spawn(&p->t, argv, false);
-	close(fds[0]);
-	if (ret) {
-		close(fds[1]);
-		return ret;
-	}
-	p->cmd = fds[1];
-	ret = cp_target_read(&p->t, buf, sizeof(buf), "\n", 10000);
-	if (ret < 0)
-		return ret;
-	if (sscanf(buf, "ready %d %llx %llx %llx", &p->pid, &tp, &begin, &end) != 4)
-		return -EINVAL;
-	p->tp = tp;
-	p->begin = begin;
-	p->end = end;
-	if (file_offset(p->pid, p->tp, &p->off_tp) ||
-	    file_offset(p->pid, p->begin, &p->off_begin) ||
-	    file_offset(p->pid, p->end, &p->off_end))
-		return -ENOENT;
-	return 0;
-}
-
-/* Sends one command and reads the target's one-line answer. */
-static int prog_cmd(struct prog *p, const char *cmd, char *reply, size_t size)
-{
-	char buf[256];
-	size_t len = strlen(cmd);
-	int ret;
-
-	if (write(p->cmd, cmd, len) != (ssize_t)len || write(p->cmd, "\n", 1) != 1)
-		return -errno;
-	ret = cp_target_read(&p->t, reply ?: buf, reply ? size : sizeof(buf), "\n", 60000);
-	return ret < 0 ? ret : 0;
-}
-
-static int prog_call(struct prog *p, long n, int threads)
+static int prog_call(struct cp_prog *p, long n, int threads)
 {
 	char cmd[64], reply[64];
 	long done;
 	int ret;
 
 	snprintf(cmd, sizeof(cmd), "call %ld %d", n, threads);
-	ret = prog_cmd(p, cmd, reply, sizeof(reply));
+	ret = cp_prog_cmd(p, cmd, reply, sizeof(reply));
 	if (ret)
 		return ret;
 	return sscanf(reply, "called %ld", &done) == 1 && done == n ? 0 : -EPROTO;
@@ -242,7 +119,7 @@ static int del(int id)
 	return cp_control(cmd);
 }
 
-static int session_start(struct prog *p)
+static int session_start(struct cp_prog *p)
 {
 	char cmd[64];
 
@@ -325,12 +202,12 @@ TEST_F(progress, throughput_exact)
 	int64_t ignored, removed, hits;
 	int orig;
 
-	ASSERT_EQ(0, prog_spawn(&self->a, self->path));
-	orig = file_byte(self->path, self->a.off_tp);
+	ASSERT_EQ(0, cp_prog_spawn(&self->a));
+	orig = cp_byte_at(self->path, self->a.off_tp);
 	ASSERT_GE(orig, 0);
 	ASSERT_NE(INT3, orig);
 	/* The offset is right: the process executes the file's byte there. */
-	ASSERT_EQ(orig, mem_byte(self->a.pid, self->a.tp));
+	ASSERT_EQ(orig, cp_mem_byte(self->a.pid, self->a.tp));
 
 	/* Neither before the session nor before the point. */
 	ASSERT_EQ(0, prog_call(&self->a, 1000, 1));
@@ -339,7 +216,7 @@ TEST_F(progress, throughput_exact)
 	ASSERT_EQ(0, progress_lines());
 	hits = dbg(_metadata, "hits");
 	ASSERT_EQ(0, add_tp(1, self->path, self->a.off_tp));
-	ASSERT_EQ(INT3, mem_byte(self->a.pid, self->a.tp));
+	ASSERT_EQ(INT3, cp_mem_byte(self->a.pid, self->a.tp));
 	ASSERT_EQ(1, progress_lines());
 	ASSERT_EQ(0, pp(_metadata, 1, "count"));
 
@@ -349,9 +226,9 @@ TEST_F(progress, throughput_exact)
 	/* Another process of the same binary: not a target, not counted. */
 	ignored = dbg(_metadata, "ignored");
 	removed = dbg(_metadata, "removed");
-	ASSERT_EQ(0, prog_spawn(&self->b, self->path));
+	ASSERT_EQ(0, cp_prog_spawn(&self->b));
 	ASSERT_EQ(self->a.off_tp, self->b.off_tp);
-	ASSERT_EQ(INT3, mem_byte(self->b.pid, self->b.tp));
+	ASSERT_EQ(INT3, cp_mem_byte(self->b.pid, self->b.tp));
 	ASSERT_EQ(0, prog_call(&self->b, 1000, 1));
 	ASSERT_EQ(CALLS, pp(_metadata, 1, "count"));
 	TH_LOG("non-target: %" PRId64 " hits ignored, %" PRId64 " breakpoints removed",
@@ -359,8 +236,8 @@ TEST_F(progress, throughput_exact)
 	ASSERT_GE(dbg(_metadata, "ignored"), ignored + 1);
 	/* It lost the breakpoint at its first hit; the target did not. */
 	ASSERT_EQ(1, dbg(_metadata, "removed") - removed);
-	ASSERT_EQ(orig, mem_byte(self->b.pid, self->b.tp));
-	ASSERT_EQ(INT3, mem_byte(self->a.pid, self->a.tp));
+	ASSERT_EQ(orig, cp_mem_byte(self->b.pid, self->b.tp));
+	ASSERT_EQ(INT3, cp_mem_byte(self->a.pid, self->a.tp));
 	ASSERT_EQ(0, prog_call(&self->a, 100, 1));
 	ASSERT_EQ(CALLS + 100, pp(_metadata, 1, "count"));
 	ASSERT_EQ(CALLS + 100, dbg(_metadata, "hits") - hits);
@@ -372,16 +249,16 @@ TEST_F(progress, latency_area)
 	char reply[128];
 	long pairs;
 
-	ASSERT_EQ(0, prog_spawn(&self->a, self->path));
+	ASSERT_EQ(0, cp_prog_spawn(&self->a));
 	ASSERT_EQ(0, session_start(&self->a));
 	ASSERT_EQ(0, add_lat(2, self->path, self->a.off_begin, self->a.off_end));
 	/* A throughput point on the same instruction as the latency's begin. */
 	ASSERT_EQ(0, add_tp(3, self->path, self->a.off_begin));
-	ASSERT_EQ(INT3, mem_byte(self->a.pid, self->a.begin));
-	ASSERT_EQ(INT3, mem_byte(self->a.pid, self->a.end));
+	ASSERT_EQ(INT3, cp_mem_byte(self->a.pid, self->a.begin));
+	ASSERT_EQ(INT3, cp_mem_byte(self->a.pid, self->a.end));
 
 	/* 4 threads, 5 overlapping intervals each, of 40 to 52 ms. */
-	ASSERT_EQ(0, prog_cmd(&self->a, "lat 4 5 40", reply, sizeof(reply)));
+	ASSERT_EQ(0, cp_prog_cmd(&self->a, "lat 4 5 40", reply, sizeof(reply)));
 	ASSERT_EQ(3, sscanf(reply, "lat %ld %" SCNd64 " %" SCNd64, &pairs, &inner, &outer));
 	ASSERT_EQ(20, pairs);
 	area = pp(_metadata, 2, "area_ns");
@@ -403,14 +280,14 @@ TEST_F(progress, latency_area)
 		ASSERT_LE(outer - area, outer / 100);
 
 	/* An end with nothing in flight: counted apart, the area unchanged. */
-	ASSERT_EQ(0, prog_cmd(&self->a, "end", NULL, 0));
+	ASSERT_EQ(0, cp_prog_cmd(&self->a, "end", NULL, 0));
 	ASSERT_EQ(1, pp(_metadata, 2, "stray_ends"));
 	ASSERT_EQ(20, pp(_metadata, 2, "ends"));
 	ASSERT_EQ(0, pp(_metadata, 2, "inflight"));
 	ASSERT_EQ(area, pp(_metadata, 2, "area_ns"));
 
 	/* One in flight: each snapshot integrates up to its own instant. */
-	ASSERT_EQ(0, prog_cmd(&self->a, "begin", NULL, 0));
+	ASSERT_EQ(0, cp_prog_cmd(&self->a, "begin", NULL, 0));
 	ta = now_ns();
 	a1 = pp(_metadata, 2, "area_ns");
 	tb = now_ns();
@@ -421,14 +298,14 @@ TEST_F(progress, latency_area)
 	ASSERT_EQ(1, pp(_metadata, 2, "inflight"));
 	ASSERT_LE(tc - tb, a2 - a1);
 	ASSERT_LE(a2 - a1, td - ta);
-	ASSERT_EQ(0, prog_cmd(&self->a, "end", NULL, 0));
+	ASSERT_EQ(0, cp_prog_cmd(&self->a, "end", NULL, 0));
 	ASSERT_EQ(21, pp(_metadata, 2, "begins"));
 	ASSERT_EQ(21, pp(_metadata, 2, "ends"));
 	ASSERT_EQ(0, pp(_metadata, 2, "inflight"));
 }
 
 /* The breakpoints of both kinds of points, in p: present or not. */
-static void expect_probes(struct __test_metadata *_metadata, struct prog *p, const char *file,
+static void expect_probes(struct __test_metadata *_metadata, struct cp_prog *p, const char *file,
 			  bool present)
 {
 	const struct {
@@ -439,11 +316,11 @@ static void expect_probes(struct __test_metadata *_metadata, struct prog *p, con
 	unsigned int i;
 
 	for (i = 0; i < 3; i++) {
-		int orig = file_byte(file, at[i].off);
+		int orig = cp_byte_at(file, at[i].off);
 
 		ASSERT_GE(orig, 0);
 		ASSERT_NE(INT3, orig);
-		ASSERT_EQ(present ? INT3 : orig, mem_byte(p->pid, at[i].addr))
+		ASSERT_EQ(present ? INT3 : orig, cp_mem_byte(p->pid, at[i].addr))
 			TH_LOG("probe %u of pid %d", i, p->pid);
 	}
 }
@@ -459,7 +336,7 @@ TEST_F(progress, lifecycle_del)
 {
 	int64_t added = dbg(_metadata, "added"), deleted = dbg(_metadata, "deleted");
 
-	ASSERT_EQ(0, prog_spawn(&self->a, self->path));
+	ASSERT_EQ(0, cp_prog_spawn(&self->a));
 	ASSERT_EQ(0, session_start(&self->a));
 	expect_probes(_metadata, &self->a, self->path, false);
 	add_both(_metadata, self);
@@ -485,16 +362,16 @@ TEST_F(progress, lifecycle_session_stop)
 {
 	char reply[64];
 
-	ASSERT_EQ(0, prog_spawn(&self->a, self->path));
+	ASSERT_EQ(0, cp_prog_spawn(&self->a));
 	ASSERT_EQ(0, session_start(&self->a));
 	add_both(_metadata, self);
-	ASSERT_EQ(0, prog_cmd(&self->a, "begin", reply, sizeof(reply)));
+	ASSERT_EQ(0, cp_prog_cmd(&self->a, "begin", reply, sizeof(reply)));
 	expect_probes(_metadata, &self->a, self->path, true);
 	ASSERT_EQ(0, cp_control("stop"));
 	expect_probes(_metadata, &self->a, self->path, false);
 	ASSERT_EQ(0, progress_lines());
 	/* The target runs on through the places the probes were. */
-	ASSERT_EQ(0, prog_cmd(&self->a, "end", reply, sizeof(reply)));
+	ASSERT_EQ(0, cp_prog_cmd(&self->a, "end", reply, sizeof(reply)));
 	ASSERT_EQ(0, prog_call(&self->a, 10, 1));
 	/* The next session starts without points. */
 	ASSERT_EQ(0, session_start(&self->a));
@@ -504,12 +381,12 @@ TEST_F(progress, lifecycle_session_stop)
 
 TEST_F(progress, lifecycle_target_exits)
 {
-	ASSERT_EQ(0, prog_spawn(&self->a, self->path));
+	ASSERT_EQ(0, cp_prog_spawn(&self->a));
 	ASSERT_EQ(0, session_start(&self->a));
 	add_both(_metadata, self);
 	ASSERT_EQ(0, prog_call(&self->a, 10, 1));
-	ASSERT_EQ(0, prog_cmd(&self->a, "begin", NULL, 0));
-	ASSERT_EQ(0, prog_cmd(&self->a, "exit", NULL, 0));
+	ASSERT_EQ(0, cp_prog_cmd(&self->a, "begin", NULL, 0));
+	ASSERT_EQ(0, cp_prog_cmd(&self->a, "exit", NULL, 0));
 	ASSERT_EQ(0, cp_target_wait(&self->a.t, 10000));
 	ASSERT_EQ(0, self->a.t.status);
 	/* The points belong to the session, which outlives its target. */
@@ -517,7 +394,7 @@ TEST_F(progress, lifecycle_target_exits)
 	ASSERT_EQ(10, pp(_metadata, 1, "count"));
 	ASSERT_EQ(1, pp(_metadata, 2, "inflight"));
 	/* Still in every process that maps the file, until the session stops. */
-	ASSERT_EQ(0, prog_spawn(&self->b, self->path));
+	ASSERT_EQ(0, cp_prog_spawn(&self->b));
 	expect_probes(_metadata, &self->b, self->path, true);
 	ASSERT_EQ(0, cp_control("stop"));
 	expect_probes(_metadata, &self->b, self->path, false);
@@ -530,11 +407,11 @@ TEST_F(progress, rmmod_with_points)
 	char reply[128];
 	int ret;
 
-	ASSERT_EQ(0, prog_spawn(&self->a, self->path));
+	ASSERT_EQ(0, cp_prog_spawn(&self->a));
 	ASSERT_EQ(0, session_start(&self->a));
 	add_both(_metadata, self);
 	ASSERT_EQ(0, prog_call(&self->a, 10, 1));
-	ASSERT_EQ(0, prog_cmd(&self->a, "begin", NULL, 0));
+	ASSERT_EQ(0, cp_prog_cmd(&self->a, "begin", NULL, 0));
 	expect_probes(_metadata, &self->a, self->path, true);
 	/* Points hold no reference on the module: it goes, and they with it. */
 	ret = cp_module_unload();
@@ -542,9 +419,9 @@ TEST_F(progress, rmmod_with_points)
 	ASSERT_FALSE(cp_module_loaded());
 	expect_probes(_metadata, &self->a, self->path, false);
 	/* No breakpoint left behind: no SIGTRAP. */
-	ASSERT_EQ(0, prog_cmd(&self->a, "end", NULL, 0));
+	ASSERT_EQ(0, cp_prog_cmd(&self->a, "end", NULL, 0));
 	ASSERT_EQ(0, prog_call(&self->a, 10, 1));
-	ASSERT_EQ(0, prog_cmd(&self->a, "lat 1 1 1", reply, sizeof(reply)));
+	ASSERT_EQ(0, cp_prog_cmd(&self->a, "lat 1 1 1", reply, sizeof(reply)));
 	ASSERT_EQ(0, strncmp(reply, "lat 1 ", 6));
 	ASSERT_EQ(0, cp_module_ensure_loaded());
 	ASSERT_EQ(0, progress_lines());
@@ -560,7 +437,7 @@ TEST_F(progress, bad_input)
 	struct stat st;
 	int i;
 
-	ASSERT_EQ(0, prog_spawn(&self->a, self->path));
+	ASSERT_EQ(0, cp_prog_spawn(&self->a));
 	off = self->a.off_tp;
 	ASSERT_EQ(0, stat(self->path, &st));
 	size = st.st_size;
@@ -621,7 +498,7 @@ TEST_F(progress, bad_input)
 	ASSERT_EQ(MAX_POINTS, progress_lines());
 
 	/* All of them count. */
-	ASSERT_EQ(0, prog_cmd(&self->a, "lat 2 2 1", NULL, 0));
+	ASSERT_EQ(0, cp_prog_cmd(&self->a, "lat 2 2 1", NULL, 0));
 	for (i = 2; i <= MAX_POINTS; i++)
 		ASSERT_EQ(4, pp(_metadata, i, "ends"));
 	ASSERT_EQ(0, del(MAX_POINTS));
