@@ -65,19 +65,6 @@ FIXTURE_TEARDOWN(causal)
 	EXPECT_EQ(0, cp_session_reset());
 }
 
-static int exp_key(const char *text, const char *key, int64_t *val)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\n%s: ", key);
-	p = strstr(text, pat);
-	if (!p)
-		return -ENOENT;
-	*val = strtoll(p + strlen(pat), NULL, 10);
-	return 0;
-}
-
 static int exp_read(struct exp_info *e)
 {
 	FILE *f = fopen(EXP_FILE, "r");
@@ -91,11 +78,11 @@ static int exp_read(struct exp_info *e)
 	e->text[n + 1] = '\0';
 	if (sscanf(e->text, "\nstate: %15s", e->state) != 1)
 		return -EINVAL;
-	if (exp_key(e->text, "inserted_ns", &e->inserted) ||
-	    exp_key(e->text, "hits", &e->hits) || exp_key(e->text, "paid_ns", &e->paid) ||
-	    exp_key(e->text, "inherited", &e->inherited) ||
-	    exp_key(e->text, "table_full", &e->table_full) ||
-	    exp_key(e->text, "tasks_paid", &e->tasks_paid))
+	if (cp_exp_i64(e->text, "inserted_ns", &e->inserted) ||
+	    cp_exp_i64(e->text, "hits", &e->hits) || cp_exp_i64(e->text, "paid_ns", &e->paid) ||
+	    cp_exp_i64(e->text, "inherited", &e->inherited) ||
+	    cp_exp_i64(e->text, "table_full", &e->table_full) ||
+	    cp_exp_i64(e->text, "tasks_paid", &e->tasks_paid))
 		return -EINVAL;
 	return 0;
 }

@@ -110,19 +110,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int exp_key(const char *text, const char *key, int64_t *val)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\n%s: ", key);
-	p = strstr(text, pat);
-	if (!p)
-		return -ENOENT;
-	*val = strtoll(p + strlen(pat), NULL, 10);
-	return 0;
-}
-
 static int exp_read(struct exp_info *e)
 {
 	const struct {
@@ -147,7 +134,7 @@ static int exp_read(struct exp_info *e)
 	if (sscanf(e->text, "\nstate: %15s", e->state) != 1)
 		return -EINVAL;
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (exp_key(e->text, keys[i].key, keys[i].val))
+		if (cp_exp_i64(e->text, keys[i].key, keys[i].val))
 			return -EINVAL;
 	return 0;
 }
