@@ -19,6 +19,7 @@ all: module cprof
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	scripts/check-module kmod/causalprof.ko
 
 module-w1:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules

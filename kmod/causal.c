@@ -270,45 +270,48 @@ static void account(struct cp_task *t, u64 slept, bool capped)
 }
 
 /*
- * task_work, on the way back to user mode (or in do_exit()): sleep off what
- * the thread owes, up to max_pause_us; the next sample queues the rest.
- * As in Coz, the time actually slept is what is credited, also when the
+ * On the way back to user mode (or in do_exit()): sleep off what the
+ * thread owes, up to max_pause_us; the next sample queues the rest. As in
+ * Coz, the time actually slept is what is credited, also when the
  * experiment's stop cut the sleep short: the stop waits for its payers
  * before anything reads the totals, and no experiment starts before.
  */
-static void pay(struct callback_head *work)
+static noinline void settle(struct cp_task *t)
 {
-	struct cp_task *t = container_of(work, struct cp_task, work);
 	u32 id = t->exp;
 	s64 owed;
 	u64 t0, amount;
 
-	if (!(current->flags & PF_EXITING) && exp_live(id)) {
-		owed = atomic64_read(&exp.global) - atomic64_read(&t->local);
-		if (owed > 0) {
-			amount = min_t(u64, owed, exp.max_pause_ns);
-			atomic_inc(&exp.paying);
-			atomic_or(CP_TASK_PAYING, &t->flags);
-			t0 = ktime_get_ns();
-			__wait_event_hrtimeout(pay_wq, !exp_live(id), ns_to_ktime(amount),
-					       TASK_KILLABLE);
-			if (READ_ONCE(exp.id) == id)
-				account(t, ktime_get_ns() - t0, amount < owed);
-			atomic_andnot(CP_TASK_PAYING, &t->flags);
-			if (atomic_dec_and_test(&exp.paying))
-				wake_up(&done_wq);
-		}
-	}
-	/*
-	 * Last: once the reference is gone the module may be unloaded.
-	 * free_module()'s synchronize_rcu() covers the preemption-disabled
-	 * part; what is left is the return itself (preempt_enable() schedules
-	 * only with preempt=full).
-	 */
-	preempt_disable();
+	if ((current->flags & PF_EXITING) || !exp_live(id))
+		return;
+	owed = atomic64_read(&exp.global) - atomic64_read(&t->local);
+	if (owed <= 0)
+		return;
+	amount = min_t(u64, owed, exp.max_pause_ns);
+	atomic_inc(&exp.paying);
+	atomic_or(CP_TASK_PAYING, &t->flags);
+	t0 = ktime_get_ns();
+	__wait_event_hrtimeout(pay_wq, !exp_live(id), ns_to_ktime(amount), TASK_KILLABLE);
+	if (READ_ONCE(exp.id) == id)
+		account(t, ktime_get_ns() - t0, amount < owed);
+	atomic_andnot(CP_TASK_PAYING, &t->flags);
+	if (atomic_dec_and_test(&exp.paying))
+		wake_up(&done_wq);
+}
+
+/*
+ * The task_work. Once the module reference is gone the module may be
+ * freed, so no instruction of the module may run after module_put(): pay()
+ * has nothing on its stack to check or unwind, and the call is its last
+ * action, compiled as a tail call (a jump: kmod/Kbuild checks the object).
+ */
+static void pay(struct callback_head *work)
+{
+	struct cp_task *t = container_of(work, struct cp_task, work);
+
+	settle(t);
 	atomic_andnot(CP_TASK_QUEUED, &t->flags);
 	module_put(THIS_MODULE);
-	preempt_enable();
 }
 
 /*

@@ -7,6 +7,9 @@
  * - delay precision: what B paid equals the delay inserted (the global
  *   delay A's hits made) within 5 %, and A, which hit, paid nothing;
  * - a timer sleep: B, woken by a timer, pays after waking;
+ * - a full task table: with max_tasks=64 and a hundred threads, the
+ *   threads that found no slot are counted, the others are delayed as
+ *   usual;
  * - lifecycle: the session stopped, and the module unloaded, in the middle
  *   of an experiment leave no thread asleep and no payment queued (the
  *   module's reference count drops to 0); a target that exits mid
@@ -21,6 +24,7 @@
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +210,75 @@ TEST_F(causal, timer_sleep)
 	/* Woken by a timer, B inherits nothing: it pays what accrued. */
 	ASSERT_EQ(b.local, b.paid);
 	ASSERT_GE(b.paid, self->info.inserted * 9 / 10);
+}
+
+/* Unloads the module (stopping what runs) and loads it with params. */
+static int reload(const char *params)
+{
+	int i, ret = -ENOENT;
+
+	if (!cp_ko_path())
+		return -ENOENT;
+	ret = cp_session_reset();
+	for (i = 0; !ret && i < 100 && cp_module_loaded(); i++) {
+		ret = cp_module_unload();
+		if (ret == -EWOULDBLOCK || ret == -EBUSY) {
+			usleep(10000);
+			ret = 0;
+		}
+	}
+	if (ret)
+		return ret;
+	return cp_module_load_params(cp_ko_path(), params);
+}
+
+static int count_tasks(const struct exp_info *e)
+{
+	const char *p;
+	int n = 0;
+
+	for (p = e->text; (p = strstr(p, "\ntask: ")); p++)
+		n++;
+	return n;
+}
+
+/*
+ * max_tasks=64 (the smallest table) and a target of 99 threads: A and B
+ * take their slots while they run alone, then the crowd of 96 threads
+ * starts. Those that find no slot are counted in table_full and not
+ * delayed; B, which has one, pays as usual.
+ */
+TEST_F(causal, table_full)
+{
+	struct exp_task a, b;
+	uint64_t n;
+	int tasks;
+
+	ASSERT_EQ(0, reload("max_tasks=64"));
+	ASSERT_EQ(0, spawn(_metadata, self, "crowd", "0"));
+	ASSERT_EQ(0, session_start(self));
+	ASSERT_EQ(0, experiment_start(self, 500));
+	usleep(300000);
+	ASSERT_EQ(0, kill(self->pid, SIGUSR1));
+	usleep(1500000);
+	ASSERT_EQ(0, cp_control("experiment stop"));
+	ASSERT_EQ(0, exp_read(&self->info));
+	tasks = count_tasks(&self->info);
+	ASSERT_EQ(0, cp_debugfs_u64("causal/table_full", &n));
+	/* The table of the next tests has the default size again. */
+	ASSERT_EQ(0, reload(""));
+	TH_LOG("%d tasks in the table, table_full %" PRId64 " (debugfs %" PRIu64 "), hits %"
+	       PRId64 ", inserted %" PRId64 " ns", tasks, self->info.table_full, n,
+	       self->info.hits, self->info.inserted);
+	ASSERT_LT(0, self->info.table_full);
+	ASSERT_EQ((uint64_t)self->info.table_full, n);
+	ASSERT_LE(tasks, 64);
+	ASSERT_LE(60, tasks);
+	ASSERT_EQ(0, exp_task(&self->info, self->a, &a));
+	ASSERT_EQ(0, exp_task(&self->info, self->b, &b));
+	ASSERT_LT(0, self->info.hits);
+	ASSERT_EQ(self->info.inserted, a.local);
+	ASSERT_LT(0, b.paid);
 }
 
 TEST_F(causal, session_stop_mid_experiment)

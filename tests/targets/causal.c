@@ -7,6 +7,8 @@
  *
  * spin:  A and B spin.
  * sleep: A spins; B sleeps 5 ms in nanosleep(), then spins 2 ms, in a loop.
+ * crowd: A and B spin, and CROWD more threads wait for SIGUSR1 to the
+ *        process; then each spins 1 ms and sleeps 1 ms, in a loop.
  *
  * (Wake-up inheritance has its own target, handoff; the barrier of the
  * ground truth test, groundtruth.)
@@ -16,11 +18,14 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#define CROWD	96
 
 #define HIT __attribute__((section("cp_hit"), noinline))
 
@@ -29,6 +34,9 @@ extern char __start_cp_hit[], __stop_cp_hit[];
 static volatile unsigned long counter;
 static volatile pid_t atid, btid;
 static const char *mode;
+static pthread_mutex_t crowd_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t crowd_go = PTHREAD_COND_INITIALIZER;
+static int crowd_started;
 
 static HIT void hit_spin(void)
 {
@@ -59,7 +67,7 @@ static void *thread_b(void *arg)
 	struct timespec ts = { .tv_nsec = 5000000 };
 
 	btid = gettid();
-	if (!strcmp(mode, "spin"))
+	if (strcmp(mode, "sleep"))
 		other_spin_ms(-1);
 	for (;;) {
 		nanosleep(&ts, NULL);
@@ -68,17 +76,66 @@ static void *thread_b(void *arg)
 	return NULL;
 }
 
+static void *thread_crowd(void *arg)
+{
+	struct timespec ts = { .tv_nsec = 1000000 };
+
+	pthread_mutex_lock(&crowd_lock);
+	while (!crowd_started)
+		pthread_cond_wait(&crowd_go, &crowd_lock);
+	pthread_mutex_unlock(&crowd_lock);
+	for (;;) {
+		other_spin_ms(1);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* The crowd waits for SIGUSR1, which only the main thread takes. */
+static int crowd(void)
+{
+	pthread_t t;
+	sigset_t set;
+	int i;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	for (i = 0; i < CROWD; i++)
+		if (pthread_create(&t, NULL, thread_crowd, NULL))
+			return -1;
+	return 0;
+}
+
+static void crowd_wait(void)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigwait(&set, &sig);
+	pthread_mutex_lock(&crowd_lock);
+	crowd_started = 1;
+	pthread_cond_broadcast(&crowd_go);
+	pthread_mutex_unlock(&crowd_lock);
+}
+
 int main(int argc, char *argv[])
 {
 	pthread_t a, b;
 	int seconds;
 
-	if (argc < 2 || (strcmp(argv[1], "spin") && strcmp(argv[1], "sleep"))) {
-		fprintf(stderr, "usage: causal spin|sleep [SECONDS]\n");
+	if (argc < 2 || (strcmp(argv[1], "spin") && strcmp(argv[1], "sleep") &&
+			 strcmp(argv[1], "crowd"))) {
+		fprintf(stderr, "usage: causal spin|sleep|crowd [SECONDS]\n");
 		return 2;
 	}
 	mode = argv[1];
 	seconds = argc > 2 ? atoi(argv[2]) : 0;
+	if (!strcmp(mode, "crowd") && crowd())
+		return 1;
 	if (pthread_create(&a, NULL, thread_a, NULL) || pthread_create(&b, NULL, thread_b, NULL))
 		return 1;
 	while (!atid || !btid)
@@ -86,6 +143,8 @@ int main(int argc, char *argv[])
 	printf("ready %d %d %d %p %p\n", getpid(), atid, btid, (void *)__start_cp_hit,
 	       (void *)__stop_cp_hit);
 	fflush(stdout);
+	if (!strcmp(mode, "crowd"))
+		crowd_wait();
 	if (!seconds)
 		for (;;)
 			pause();
