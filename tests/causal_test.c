@@ -7,6 +7,10 @@
  * - delay precision: what B paid equals the delay inserted (the global
  *   delay A's hits made) within 5 %, and A, which hit, paid nothing;
  * - a timer sleep: B, woken by a timer, pays after waking;
+ * - time in a callee counts for its caller: with A always in a function
+ *   outside the selected code called from inside it, a range of the one
+ *   byte before the call's return address is hit (a return address minus
+ *   one lies in it), the byte at the return address is not;
  * - a full task table: with max_tasks=64 and a hundred threads, the
  *   threads that found no slot are counted, the others are delayed as
  *   usual;
@@ -51,7 +55,7 @@ FIXTURE(causal) {
 	struct cp_target target;
 	char path[PATH_MAX];
 	pid_t pid, a, b;
-	unsigned long long start, end;
+	unsigned long long start, end, ret;
 	struct exp_info info;
 };
 
@@ -120,8 +124,9 @@ static int spawn(struct __test_metadata *_metadata, FIXTURE_DATA(causal) *self,
 	ret = cp_target_read(&self->target, buf, sizeof(buf), "\n", 10000);
 	if (ret < 0)
 		return ret;
-	if (sscanf(buf, "ready %d %d %d %llx %llx", &self->pid, &self->a, &self->b,
-		   &self->start, &self->end) != 5)
+	self->ret = 0;
+	if (sscanf(buf, "ready %d %d %d %llx %llx %llx", &self->pid, &self->a, &self->b,
+		   &self->start, &self->end, &self->ret) < 5)
 		return -EINVAL;
 	return 0;
 }
@@ -210,6 +215,49 @@ TEST_F(causal, timer_sleep)
 	/* Woken by a timer, B inherits nothing: it pays what accrued. */
 	ASSERT_EQ(b.local, b.paid);
 	ASSERT_GE(b.paid, self->info.inserted * 9 / 10);
+}
+
+/* An experiment of ms milliseconds on the one range [start, end) of the target. */
+static int experiment_on(FIXTURE_DATA(causal) *self, unsigned long long start,
+			 unsigned long long end, int speedup, int ms)
+{
+	char cmd[128];
+	int ret;
+
+	snprintf(cmd, sizeof(cmd), "experiment start speedup=%d range=%d:0x%llx-0x%llx",
+		 speedup, self->pid, start, end);
+	ret = cp_control(cmd);
+	if (ret)
+		return ret;
+	usleep(ms * 1000);
+	ret = cp_control("experiment stop");
+	if (ret)
+		return ret;
+	return exp_read(&self->info);
+}
+
+TEST_F(causal, callee_hits)
+{
+	int64_t before, after;
+	struct exp_task a;
+
+	ASSERT_EQ(0, spawn(_metadata, self, "callee", "0"));
+	/* The call's return address follows the call, inside hit_caller(). */
+	ASSERT_LT(self->start, self->ret);
+	ASSERT_GE(self->end, self->ret);
+	ASSERT_EQ(0, session_start(self));
+	ASSERT_EQ(0, experiment_on(self, self->ret - 1, self->ret, 500, 1000));
+	before = self->info.hits;
+	ASSERT_EQ(0, exp_task(&self->info, self->a, &a));
+	ASSERT_EQ(self->info.inserted, a.local);
+	ASSERT_EQ(0, experiment_on(self, self->ret, self->ret + 1, 500, 1000));
+	after = self->info.hits;
+	TH_LOG("hits on the call's last byte: %" PRId64 ", on the return address: %" PRId64,
+	       before, after);
+	/* About one a millisecond: A runs in the callee nearly all the time. */
+	ASSERT_LT(50, before);
+	/* Only samples that interrupt the jump back after the call. */
+	ASSERT_LT(after * 10, before);
 }
 
 /* Unloads the module (stopping what runs) and loads it with params. */

@@ -7,6 +7,9 @@
  *
  * spin:  A and B spin.
  * sleep: A spins; B sleeps 5 ms in nanosleep(), then spins 2 ms, in a loop.
+ * callee: A loops in hit_caller(), in the selected code, which calls
+ *        callee_spin(), outside it: A is always in a callee of the
+ *        selected code, which the return address of the call shows.
  * crowd: A and B spin, and CROWD more threads wait for SIGUSR1 to the
  *        process; then each spins 1 ms and sleeps 1 ms, in a loop.
  *
@@ -14,7 +17,8 @@
  * ground truth test, groundtruth.)
  *
  * stdout: "ready PID ATID BTID START END" (hex: START-END the selected
- * code); after SECONDS (0: until killed) the program exits with status 0.
+ * code), in callee mode followed by " RET", the return address of the
+ * call in hit_caller(); after SECONDS (0: until killed) the program exits with status 0.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -55,9 +59,29 @@ static __attribute__((noinline)) void other_spin_ms(long ms)
 	} while (ms < 0 || (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
+static volatile unsigned long callee_ret;
+
+static __attribute__((noinline)) void callee_spin(void)
+{
+	unsigned long i;
+
+	if (!callee_ret)
+		callee_ret = (unsigned long)__builtin_return_address(0);
+	for (i = 0; i < 1000000; i++)
+		counter++;
+}
+
+static HIT void hit_caller(void)
+{
+	for (;;)
+		callee_spin();
+}
+
 static void *thread_a(void *arg)
 {
 	atid = gettid();
+	if (!strcmp(mode, "callee"))
+		hit_caller();
 	hit_spin();
 	return NULL;
 }
@@ -128,8 +152,8 @@ int main(int argc, char *argv[])
 	int seconds;
 
 	if (argc < 2 || (strcmp(argv[1], "spin") && strcmp(argv[1], "sleep") &&
-			 strcmp(argv[1], "crowd"))) {
-		fprintf(stderr, "usage: causal spin|sleep|crowd [SECONDS]\n");
+			 strcmp(argv[1], "callee") && strcmp(argv[1], "crowd"))) {
+		fprintf(stderr, "usage: causal spin|sleep|callee|crowd [SECONDS]\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -138,10 +162,13 @@ int main(int argc, char *argv[])
 		return 1;
 	if (pthread_create(&a, NULL, thread_a, NULL) || pthread_create(&b, NULL, thread_b, NULL))
 		return 1;
-	while (!atid || !btid)
+	while (!atid || !btid || (!strcmp(mode, "callee") && !callee_ret))
 		usleep(1000);
-	printf("ready %d %d %d %p %p\n", getpid(), atid, btid, (void *)__start_cp_hit,
+	printf("ready %d %d %d %p %p", getpid(), atid, btid, (void *)__start_cp_hit,
 	       (void *)__stop_cp_hit);
+	if (!strcmp(mode, "callee"))
+		printf(" %#lx", callee_ret);
+	printf("\n");
 	fflush(stdout);
 	if (!strcmp(mode, "crowd"))
 		crowd_wait();
