@@ -22,3 +22,25 @@ list_programs()
 		printf '%s\n' "$p"
 	done
 }
+
+# pin_patch_sites: keeps the kernel code that a session's hooks would
+# patch in its patched state for the whole boot, so that starting and
+# stopping sessions patches no kernel text (see "A QEMU TCG defect" in
+# Documentation/testing.rst). The static keys of the four tracepoints the
+# module hooks stay enabled through their trace events (recording nothing:
+# tracing_on is 0), and perf_event_mmap() keeps an ftrace-based kprobe
+# (the module's own kprobe then joins it instead of arming the site).
+# Prints what failed and returns non-zero if it could not.
+pin_patch_sites()
+{
+	pin_t=/sys/kernel/debug/tracing
+	[ -w "$pin_t/tracing_on" ] || { echo "no tracefs at $pin_t"; return 1; }
+	echo 0 > "$pin_t/tracing_on" || return 1
+	for pin_e in sched/sched_waking sched/sched_process_fork sched/sched_process_exit \
+		     task/task_rename; do
+		echo 1 > "$pin_t/events/$pin_e/enable" || { echo "cannot enable $pin_e"; return 1; }
+	done
+	echo 'p:cprof_pin/perf_event_mmap perf_event_mmap' >> "$pin_t/kprobe_events" &&
+		echo 1 > "$pin_t/events/cprof_pin/perf_event_mmap/enable" ||
+		{ echo "cannot probe perf_event_mmap"; return 1; }
+}
