@@ -139,19 +139,28 @@ static int session_start(FIXTURE_DATA(causal) *self)
 	return cp_control(cmd);
 }
 
-static int experiment_start(FIXTURE_DATA(causal) *self, int speedup)
+/* Starts an experiment on the one range [start, end) of the target. */
+static int experiment_start_on(FIXTURE_DATA(causal) *self, unsigned long long start,
+			       unsigned long long end, int speedup)
 {
 	char cmd[128];
 
 	snprintf(cmd, sizeof(cmd), "experiment start speedup=%d range=%d:0x%llx-0x%llx",
-		 speedup, self->pid, self->start, self->end);
+		 speedup, self->pid, start, end);
 	return cp_control(cmd);
 }
 
-/* Runs an experiment of ms milliseconds and reads its outcome. */
-static int experiment(FIXTURE_DATA(causal) *self, int speedup, int ms)
+/* ... on the target's selected code. */
+static int experiment_start(FIXTURE_DATA(causal) *self, int speedup)
 {
-	int ret = experiment_start(self, speedup);
+	return experiment_start_on(self, self->start, self->end, speedup);
+}
+
+/* Runs an experiment of ms milliseconds on [start, end) and reads its outcome. */
+static int experiment_on(FIXTURE_DATA(causal) *self, unsigned long long start,
+			 unsigned long long end, int speedup, int ms)
+{
+	int ret = experiment_start_on(self, start, end, speedup);
 
 	if (ret)
 		return ret;
@@ -160,6 +169,12 @@ static int experiment(FIXTURE_DATA(causal) *self, int speedup, int ms)
 	if (ret)
 		return ret;
 	return exp_read(&self->info);
+}
+
+/* ... on the target's selected code. */
+static int experiment(FIXTURE_DATA(causal) *self, int speedup, int ms)
+{
+	return experiment_on(self, self->start, self->end, speedup, ms);
 }
 
 TEST_F(causal, delay_precision)
@@ -215,25 +230,6 @@ TEST_F(causal, timer_sleep)
 	/* Woken by a timer, B inherits nothing: it pays what accrued. */
 	ASSERT_EQ(b.local, b.paid);
 	ASSERT_GE(b.paid, self->info.inserted * 9 / 10);
-}
-
-/* An experiment of ms milliseconds on the one range [start, end) of the target. */
-static int experiment_on(FIXTURE_DATA(causal) *self, unsigned long long start,
-			 unsigned long long end, int speedup, int ms)
-{
-	char cmd[128];
-	int ret;
-
-	snprintf(cmd, sizeof(cmd), "experiment start speedup=%d range=%d:0x%llx-0x%llx",
-		 speedup, self->pid, start, end);
-	ret = cp_control(cmd);
-	if (ret)
-		return ret;
-	usleep(ms * 1000);
-	ret = cp_control("experiment stop");
-	if (ret)
-		return ret;
-	return exp_read(&self->info);
 }
 
 TEST_F(causal, callee_hits)
