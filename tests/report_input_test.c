@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +227,73 @@ TEST_F(input, malformed_sample)
 	EXPECT_NE(NULL, strstr(err, "event 3"));
 	free(err);
 	free(copy);
+}
+
+/*
+ * EXPERIMENT records are listed in the header, with their effective
+ * duration (wall - inserted delay); one too short for the ranges and
+ * points it announces is corrupt.
+ */
+TEST_F(input, experiments)
+{
+	static const char *const names[] = { "cpu-clock" };
+	const struct causalprof_exp_range rg = { .pid = SYNTH_PID, .start = 0x1000, .end = 0x2000 };
+	const struct causalprof_exp_point pt = { .id = 1, .kind = CAUSALPROF_PP_THROUGHPUT,
+						 .count = 100 };
+	struct causalprof_experiment e = {
+		.start_ns = 1, .wall_ns = 2000000000, .inserted_ns = 400000000, .hits = 800,
+		.id = 7, .speedup = 250, .nr_ranges = 1, .nr_points = 1,
+	};
+	char path[160], want[96], *argv[] = { "report", "-i", path, NULL };
+	char *out = NULL, *err = NULL;
+	unsigned char *data;
+	uint64_t off, at = 0;
+	struct synth s;
+	size_t len;
+	uint32_t size;
+	uint16_t type, many = 50;
+
+	snprintf(path, sizeof(path), "%s/experiments.data", self->dir);
+	ASSERT_EQ(0, synth_begin(&s, path, SYNTH_PID, names, 1));
+	synth_experiment(&s, &e, 0, &rg, &pt);
+	e.id = 8;
+	e.nr_points = 0;
+	e.wall_ns = 500000000;
+	e.inserted_ns = 100000000;
+	e.hits = 5;
+	synth_experiment(&s, &e, CAUSALPROF_EXP_F_SESSION_END, &rg, NULL);
+	synth_end(&s, 0, 0);
+	ASSERT_EQ(0, synth_finish(&s));
+
+	ASSERT_EQ(0, synth_cprof(argv, &out, &err)) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(out, "# experiment 7: speedup 25.0%, 1 range, wall 2.000 s, "
+				    "inserted delay 0.400 s, effective 1.600 s, 800 hits, "
+				    "1 progress point\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# experiment 8: speedup 25.0%, 1 range, wall 0.500 s, "
+				    "inserted delay 0.100 s, effective 0.400 s, 5 hits, "
+				    "0 progress points (cut by the session's end)\n"));
+	free(out);
+	free(err);
+
+	/* The first one announces 50 points it does not have. */
+	ASSERT_EQ(0, synth_slurp(path, &data, &len));
+	for (off = 16; off + 8 <= len && !at; off += size) {
+		memcpy(&type, data + off, 2);
+		memcpy(&size, data + off + 4, 4);
+		ASSERT_LT(0, size);
+		if (type == CAUSALPROF_REC_EXPERIMENT)
+			at = off;
+	}
+	ASSERT_NE(0, at);
+	memcpy(data + at + offsetof(struct causalprof_experiment, nr_points), &many, sizeof(many));
+	ASSERT_EQ(0, write_file(self->bad, data, len));
+	free(data);
+	snprintf(want, sizeof(want), "corrupt record at offset %llu", (unsigned long long)at);
+	EXPECT_EQ(2, report(self->bad, NULL, &err));
+	TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, want));
+	EXPECT_NE(NULL, strstr(err, "EXPERIMENT"));
+	free(err);
 }
 
 /* Not a recording at all. */

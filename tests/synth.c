@@ -196,6 +196,21 @@ void synth_end(struct synth *s, uint64_t samples, uint64_t lost)
 	cp_rec_putv(&s->w, CAUSALPROF_REC_END, 0, &iov, 1);
 }
 
+void synth_experiment(struct synth *s, const struct causalprof_experiment *e, uint16_t flags,
+		       const struct causalprof_exp_range *ranges,
+		       const struct causalprof_exp_point *points)
+{
+	struct causalprof_experiment rec = *e;
+	struct iovec iov[3] = {
+		BODY(rec),
+		{ .iov_base = (void *)ranges, .iov_len = e->nr_ranges * sizeof(*ranges) },
+		{ .iov_base = (void *)points, .iov_len = e->nr_points * sizeof(*points) },
+	};
+
+	rec.time_ns = s->time++;
+	cp_rec_putv(&s->w, CAUSALPROF_REC_EXPERIMENT, flags, iov, 3);
+}
+
 void synth_kallsyms(struct synth *s, const char *text)
 {
 	cp_rec_put(&s->w, CP_REC_KALLSYMS, text, strlen(text));

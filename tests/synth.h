@@ -58,6 +58,10 @@ void synth_sample(struct synth *s, uint32_t pid, uint32_t tid, uint8_t event, ui
 		  int nr_kernel, int nr_user, const uint64_t *ips);
 void synth_lost(struct synth *s, uint64_t lost);
 void synth_end(struct synth *s, uint64_t samples, uint64_t lost);
+/* An EXPERIMENT with e's counters (its time is the next one's) and flags. */
+void synth_experiment(struct synth *s, const struct causalprof_experiment *e, uint16_t flags,
+		      const struct causalprof_exp_range *ranges,
+		      const struct causalprof_exp_point *points);
 void synth_kallsyms(struct synth *s, const char *text);
 int synth_finish(struct synth *s);
 

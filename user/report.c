@@ -553,9 +553,11 @@ static void print_experiments(const struct report *r)
 
 	for (i = 0; i < r->nr_exps && i < EXPS_LISTED; i++) {
 		e = r->exps[i];
-		fprintf(out, "# experiment %" PRIu32 ": speedup %.1f%%, %u range%s, wall %.3f s, inserted delay %.3f s, %" PRIu64 " hits, %u progress point%s%s\n",
+		fprintf(out, "# experiment %" PRIu32 ": speedup %.1f%%, %u range%s, wall %.3f s, inserted delay %.3f s, effective %.3f s, %" PRIu64 " hits, %u progress point%s%s\n",
 			e->id, e->speedup / 10.0, e->nr_ranges, e->nr_ranges == 1 ? "" : "s",
-			e->wall_ns / 1e9, e->inserted_ns / 1e9, (uint64_t)e->hits, e->nr_points,
+			e->wall_ns / 1e9, e->inserted_ns / 1e9,
+			((double)e->wall_ns - (double)e->inserted_ns) / 1e9, (uint64_t)e->hits,
+			e->nr_points,
 			e->nr_points == 1 ? "" : "s",
 			e->hdr.flags & CAUSALPROF_EXP_F_SESSION_END ? " (cut by the session's end)" : "");
 	}
