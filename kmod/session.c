@@ -327,7 +327,7 @@ static int may_control(const struct cp_owner *who, struct netlink_ext_ack *extac
 		if (sess.cfg.owner.net)
 			NL_SET_ERR_MSG(extack, "only the session's owner may do this");
 		else
-			NL_SET_ERR_MSG(extack, "the session was started through /proc: control it there");
+			NL_SET_ERR_MSG(extack, "the session is controlled through /proc");
 		return -EPERM;
 	}
 	return 0;
