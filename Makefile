@@ -24,6 +24,9 @@ module:
 module-w1:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
+module-sparse:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
+
 cprof:
 	$(MAKE) -C user
 
@@ -57,4 +60,4 @@ clean:
 	$(MAKE) -C fuzz clean
 	rm -rf build
 
-.PHONY: all module module-w1 cprof tests deps check demo bench fuzz clean
+.PHONY: all module module-w1 module-sparse cprof tests deps check demo bench fuzz clean

@@ -39,17 +39,19 @@ void cp_sideband_comm(const struct task_struct *t, const char *comm, u16 flags)
 	struct causalprof_comm *rec;
 	unsigned long next, irq;
 
-	rec = cp_stream_sb_reserve(sizeof(*rec), &next, &irq);
-	if (!rec)
-		return;
-	rec->hdr.type = CAUSALPROF_REC_COMM;
-	rec->hdr.flags = flags;
-	rec->hdr.size = sizeof(*rec);
-	rec->time_ns = ktime_get_mono_fast_ns();
-	rec->pid = t->tgid;
-	rec->tid = t->pid;
-	strscpy_pad(rec->comm, comm, sizeof(rec->comm));
-	cp_stream_sb_commit(next, irq);
+	irq = cp_stream_sb_lock();
+	rec = cp_stream_sb_reserve(sizeof(*rec), &next);
+	if (rec) {
+		rec->hdr.type = CAUSALPROF_REC_COMM;
+		rec->hdr.flags = flags;
+		rec->hdr.size = sizeof(*rec);
+		rec->time_ns = ktime_get_mono_fast_ns();
+		rec->pid = t->tgid;
+		rec->tid = t->pid;
+		strscpy_pad(rec->comm, comm, sizeof(rec->comm));
+		cp_stream_sb_commit(next);
+	}
+	cp_stream_sb_unlock(irq);
 }
 
 /* FORK (with the parent) or EXIT of a thread. */
@@ -58,18 +60,20 @@ void cp_sideband_task(u16 type, const struct task_struct *t, const struct task_s
 	struct causalprof_task *rec;
 	unsigned long next, irq;
 
-	rec = cp_stream_sb_reserve(sizeof(*rec), &next, &irq);
-	if (!rec)
-		return;
-	rec->hdr.type = type;
-	rec->hdr.flags = 0;
-	rec->hdr.size = sizeof(*rec);
-	rec->time_ns = ktime_get_mono_fast_ns();
-	rec->pid = t->tgid;
-	rec->tid = t->pid;
-	rec->ppid = parent ? parent->tgid : 0;
-	rec->ptid = parent ? parent->pid : 0;
-	cp_stream_sb_commit(next, irq);
+	irq = cp_stream_sb_lock();
+	rec = cp_stream_sb_reserve(sizeof(*rec), &next);
+	if (rec) {
+		rec->hdr.type = type;
+		rec->hdr.flags = 0;
+		rec->hdr.size = sizeof(*rec);
+		rec->time_ns = ktime_get_mono_fast_ns();
+		rec->pid = t->tgid;
+		rec->tid = t->pid;
+		rec->ppid = parent ? parent->tgid : 0;
+		rec->ptid = parent ? parent->pid : 0;
+		cp_stream_sb_commit(next);
+	}
+	cp_stream_sb_unlock(irq);
 }
 
 /*
@@ -101,21 +105,23 @@ static void emit_mmap(pid_t tgid, const struct vm_area_struct *vma, const char *
 	struct causalprof_mmap *rec;
 	unsigned long next, irq;
 
-	rec = cp_stream_sb_reserve(size, &next, &irq);
-	if (!rec)
-		return;
-	rec->hdr.type = CAUSALPROF_REC_MMAP;
-	rec->hdr.flags = 0;
-	rec->hdr.size = size;
-	rec->time_ns = ktime_get_mono_fast_ns();
-	rec->pid = tgid;
-	rec->pad = 0;
-	rec->start = vma->vm_start;
-	rec->len = vma->vm_end - vma->vm_start;
-	rec->pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	memcpy(rec->path, name, len);
-	memset(rec->path + len, 0, size - sizeof(*rec) - len);
-	cp_stream_sb_commit(next, irq);
+	irq = cp_stream_sb_lock();
+	rec = cp_stream_sb_reserve(size, &next);
+	if (rec) {
+		rec->hdr.type = CAUSALPROF_REC_MMAP;
+		rec->hdr.flags = 0;
+		rec->hdr.size = size;
+		rec->time_ns = ktime_get_mono_fast_ns();
+		rec->pid = tgid;
+		rec->pad = 0;
+		rec->start = vma->vm_start;
+		rec->len = vma->vm_end - vma->vm_start;
+		rec->pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
+		memcpy(rec->path, name, len);
+		memset(rec->path + len, 0, size - sizeof(*rec) - len);
+		cp_stream_sb_commit(next);
+	}
+	cp_stream_sb_unlock(irq);
 }
 
 /* A new executable mapping of current's, from the kprobe on perf_event_mmap. */

@@ -138,30 +138,46 @@ void cp_stream_filled(const struct cp_ring *ring, unsigned long start, unsigned 
 }
 
 /*
- * Room for a sideband record, with sb_lock held on success; NULL (and the
- * record counted as lost) when the ring is full. Never from NMI.
+ * Sideband writers, never from NMI: cp_stream_sb_lock(), then
+ * cp_stream_sb_reserve() and, if that found room, cp_stream_sb_commit(),
+ * then cp_stream_sb_unlock().
  */
-void *cp_stream_sb_reserve(u32 size, unsigned long *next, unsigned long *flags)
+unsigned long cp_stream_sb_lock(void)
+	__acquires(&sb_lock)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sb_lock, flags);
+	return flags;
+}
+
+void cp_stream_sb_unlock(unsigned long flags)
+	__releases(&sb_lock)
+{
+	spin_unlock_irqrestore(&sb_lock, flags);
+}
+
+/* Room for a record, or NULL (the record counted as lost) when the ring is full. */
+void *cp_stream_sb_reserve(u32 size, unsigned long *next)
 {
 	void *rec;
 
-	spin_lock_irqsave(&sb_lock, *flags);
+	lockdep_assert_held(&sb_lock);
 	rec = cp_ring_reserve(&strm.sideband, size, next);
 	if (!rec) {
 		strm.sb_lost++;
-		spin_unlock_irqrestore(&sb_lock, *flags);
 		causalprof_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
 	}
 	return rec;
 }
 
-void cp_stream_sb_commit(unsigned long next, unsigned long flags)
+void cp_stream_sb_commit(unsigned long next)
 {
 	unsigned long start = strm.sideband.head;
 
+	lockdep_assert_held(&sb_lock);
 	cp_ring_commit(&strm.sideband, next);
 	cp_stream_filled(&strm.sideband, start, next);
-	spin_unlock_irqrestore(&sb_lock, flags);
 }
 
 /*
@@ -176,12 +192,14 @@ int cp_stream_emit(const void *rec, u32 size)
 	unsigned long next, flags;
 	void *p;
 
-	p = cp_stream_sb_reserve(size, &next, &flags);
-	if (!p)
-		return -ENOSPC;
-	memcpy(p, rec, size);
-	cp_stream_sb_commit(next, flags);
-	return 0;
+	flags = cp_stream_sb_lock();
+	p = cp_stream_sb_reserve(size, &next);
+	if (p) {
+		memcpy(p, rec, size);
+		cp_stream_sb_commit(next);
+	}
+	cp_stream_sb_unlock(flags);
+	return p ? 0 : -ENOSPC;
 }
 
 static bool put(const void *rec, u32 size)

@@ -19,8 +19,10 @@ struct cp_ring *cp_stream_cpu_ring(int cpu);
 void cp_stream_filled(const struct cp_ring *ring, unsigned long start, unsigned long next);
 
 /* The sideband's side */
-void *cp_stream_sb_reserve(u32 size, unsigned long *next, unsigned long *flags);
-void cp_stream_sb_commit(unsigned long next, unsigned long flags);
+unsigned long cp_stream_sb_lock(void);
+void cp_stream_sb_unlock(unsigned long flags);
+void *cp_stream_sb_reserve(u32 size, unsigned long *next);
+void cp_stream_sb_commit(unsigned long next);
 void cp_stream_sb_room(size_t bytes);
 int cp_stream_emit(const void *rec, u32 size);
 
