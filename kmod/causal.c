@@ -303,7 +303,8 @@ static noinline void settle(struct cp_task *t)
  * The task_work. Once the module reference is gone the module may be
  * freed, so no instruction of the module may run after module_put(): pay()
  * has nothing on its stack to check or unwind, and the call is its last
- * action, compiled as a tail call (a jump: kmod/Kbuild checks the object).
+ * action, compiled as a tail call (a jump: make module checks the object
+ * with scripts/check-module).
  */
 static void pay(struct callback_head *work)
 {
