@@ -256,26 +256,6 @@ TEST_F(causal, callee_hits)
 	ASSERT_LT(after * 10, before);
 }
 
-/* Unloads the module (stopping what runs) and loads it with params. */
-static int reload(const char *params)
-{
-	int i, ret = -ENOENT;
-
-	if (!cp_ko_path())
-		return -ENOENT;
-	ret = cp_session_reset();
-	for (i = 0; !ret && i < 100 && cp_module_loaded(); i++) {
-		ret = cp_module_unload();
-		if (ret == -EWOULDBLOCK || ret == -EBUSY) {
-			usleep(10000);
-			ret = 0;
-		}
-	}
-	if (ret)
-		return ret;
-	return cp_module_load_params(cp_ko_path(), params);
-}
-
 static int count_tasks(const struct exp_info *e)
 {
 	const char *p;
@@ -298,7 +278,7 @@ TEST_F(causal, table_full)
 	uint64_t n;
 	int tasks;
 
-	ASSERT_EQ(0, reload("max_tasks=64"));
+	ASSERT_EQ(0, cp_module_reload("max_tasks=64"));
 	ASSERT_EQ(0, spawn(_metadata, self, "crowd", "0"));
 	ASSERT_EQ(0, session_start(self));
 	ASSERT_EQ(0, experiment_start(self, 500));
@@ -310,7 +290,7 @@ TEST_F(causal, table_full)
 	tasks = count_tasks(&self->info);
 	ASSERT_EQ(0, cp_debugfs_u64("causal/table_full", &n));
 	/* The table of the next tests has the default size again. */
-	ASSERT_EQ(0, reload(""));
+	ASSERT_EQ(0, cp_module_reload(""));
 	TH_LOG("%d tasks in the table, table_full %" PRId64 " (debugfs %" PRIu64 "), hits %"
 	       PRId64 ", inserted %" PRId64 " ns", tasks, self->info.table_full, n,
 	       self->info.hits, self->info.inserted);

@@ -18,7 +18,8 @@
  *
  * stdout: "ready PID ATID BTID START END" (hex: START-END the selected
  * code), in callee mode followed by " RET", the return address of the
- * call in hit_caller(); after SECONDS (0: until killed) the program exits with status 0.
+ * call in hit_caller(); after SECONDS (0: until killed) the program exits
+ * with status 0.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
