@@ -356,6 +356,59 @@ const struct cp_rec_buildid *cp_rec_buildid(const struct causalprof_record_hdr *
 	return b;
 }
 
+const struct cp_rec_progress *cp_rec_progress(const struct causalprof_record_hdr *h)
+{
+	const struct cp_rec_progress *p = view(h, CP_REC_PROGRESS, sizeof(*p) + 2);
+	size_t room, name;
+
+	if (!p)
+		return NULL;
+	room = h->size - sizeof(*p);
+	if (!terminated(p->text, room))
+		return NULL;
+	name = strlen(p->text) + 1;
+	return terminated(p->text + name, room - name) ? p : NULL;
+}
+
+const char *cp_progress_spec(const struct cp_rec_progress *p)
+{
+	return p->text + strlen(p->text) + 1;
+}
+
+const struct causalprof_exp_point *cp_causal_points(const struct cp_rec_causal *c)
+{
+	return (const struct causalprof_exp_point *)(c + 1);
+}
+
+const char *cp_causal_line(const struct cp_rec_causal *c)
+{
+	return (const char *)(cp_causal_points(c) + c->nr_points);
+}
+
+const char *cp_causal_func(const struct cp_rec_causal *c)
+{
+	const char *line = cp_causal_line(c);
+
+	return line + strlen(line) + 1;
+}
+
+const struct cp_rec_causal *cp_rec_causal(const struct causalprof_record_hdr *h)
+{
+	const struct cp_rec_causal *c = view(h, CP_REC_CAUSAL, sizeof(*c));
+	size_t room, points, line;
+
+	if (!c)
+		return NULL;
+	room = h->size - sizeof(*c);
+	points = (size_t)c->nr_points * sizeof(struct causalprof_exp_point);
+	if (points >= room || !terminated(cp_causal_line(c), room - points))
+		return NULL;
+	line = strlen(cp_causal_line(c)) + 1;
+	if (!terminated(cp_causal_line(c) + line, room - points - line))
+		return NULL;
+	return c;
+}
+
 const void *cp_rec_vdso(const struct causalprof_record_hdr *h, size_t *len)
 {
 	if (h->type != CP_REC_VDSO)

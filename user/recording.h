@@ -31,6 +31,50 @@ enum cp_rec_type {
 	CP_REC_KALLSYMS,		/* /proc/kallsyms as text */
 	CP_REC_BUILDID,			/* struct cp_rec_buildid */
 	CP_REC_VDSO,			/* the vDSO's ELF image */
+	CP_REC_PROGRESS,		/* struct cp_rec_progress */
+	CP_REC_CAUSAL,			/* struct cp_rec_causal */
+};
+
+/*
+ * A progress point of a causal recording (cprof record --causal), written
+ * before the first experiment that counts it. Points the module counts
+ * (uprobes: functions, FILE:LINE, USDT probes) have the id their deltas
+ * carry in EXPERIMENT records; points cprof counts itself (the counters of
+ * programs built with coz.h, the runs of --end-to-end) have ids from
+ * CP_PP_COUNTER_ID up, and their deltas are in CAUSAL records.
+ */
+#define CP_PP_COUNTER_ID	0x10000
+
+enum cp_pp_source {
+	CP_PP_UPROBE,			/* counted by the module */
+	CP_PP_COUNTER,			/* counted by cprof */
+};
+
+struct cp_rec_progress {
+	struct causalprof_record_hdr hdr;
+	uint32_t id;
+	uint32_t kind;			/* enum causalprof_pp_kind */
+	uint32_t source;		/* enum cp_pp_source */
+	uint32_t pad;
+	char text[];			/* name, NUL, the spec as given, NUL */
+};
+
+/*
+ * What cprof adds to the module's EXPERIMENT record with the same id,
+ * written right after it: the source line it selected, the function that
+ * line is in, and the deltas of the points cprof counts itself
+ * (CP_PP_COUNTER), laid out as the module's own.
+ */
+#define CP_CAUSAL_F_FIXED_LINE		(1U << 0)	/* --fixed-line chose it */
+#define CP_CAUSAL_F_FIXED_SPEEDUP	(1U << 1)	/* --fixed-speedup chose it */
+
+struct cp_rec_causal {
+	struct causalprof_record_hdr hdr;
+	uint32_t exp_id;		/* causalprof_experiment.id */
+	uint16_t nr_points;		/* struct causalprof_exp_point that follow */
+	uint16_t flags;			/* CP_CAUSAL_F_* */
+	/* struct causalprof_exp_point points[nr_points]; */
+	/* char text[]: "FILE:LINE", NUL, the function's name, NUL */
 };
 
 /* The GNU build id of a mapped file, when the recording first saw it. */
@@ -117,6 +161,14 @@ const struct causalprof_experiment *cp_rec_experiment(const struct causalprof_re
 const struct causalprof_exp_range *cp_exp_ranges(const struct causalprof_experiment *e);
 const struct causalprof_exp_point *cp_exp_points(const struct causalprof_experiment *e);
 const struct cp_rec_buildid *cp_rec_buildid(const struct causalprof_record_hdr *h);
+/* A PROGRESS record whose name and spec are terminated; its name, its spec. */
+const struct cp_rec_progress *cp_rec_progress(const struct causalprof_record_hdr *h);
+const char *cp_progress_spec(const struct cp_rec_progress *p);
+/* A CAUSAL record that holds its points and its two strings; those. */
+const struct cp_rec_causal *cp_rec_causal(const struct causalprof_record_hdr *h);
+const struct causalprof_exp_point *cp_causal_points(const struct cp_rec_causal *c);
+const char *cp_causal_line(const struct cp_rec_causal *c);	/* "FILE:LINE" */
+const char *cp_causal_func(const struct cp_rec_causal *c);
 /* The body of a VDSO record and its length (padding included). */
 const void *cp_rec_vdso(const struct causalprof_record_hdr *h, size_t *len);
 /* The text of a META or KALLSYMS record, and its length up to the first NUL. */
