@@ -8,10 +8,11 @@
 # make fuzz       fuzz the recording reader and cprof report (FUZZ_TIME s each)
 # make deps       install the Debian packages the project needs (root)
 #
-# KDIR is the kernel build tree the module is built against; it defaults to
-# the headers of the Debian kernel the test VM boots.
+# KVER is the kernel the module is built for and the test VM boots: by
+# default the newest Debian 6.1 kernel installed (scripts/kver). KDIR is its
+# build tree.
 
-KVER ?= $(shell ls /lib/modules 2>/dev/null | grep -- '-amd64$$' | sort -V | tail -n 1)
+KVER ?= $(shell scripts/kver)
 KDIR ?= /lib/modules/$(KVER)/build
 export KVER KDIR
 
