@@ -402,9 +402,10 @@ out_free_msg:
 	return ret;
 }
 
-int cp_nl_session_stop(struct cp_nl *nl)
+/* A request without attributes. */
+static int request_plain(struct cp_nl *nl, uint8_t cmd)
 {
-	struct request req = { .cmd = CAUSALPROF_CMD_SESSION_STOP };
+	struct request req = { .cmd = cmd };
 	struct nl_msg *msg;
 	int ret;
 
@@ -412,6 +413,73 @@ int cp_nl_session_stop(struct cp_nl *nl)
 	if (!msg)
 		return -ENOMEM;
 	ret = transact(nl, msg, &req);
+	nlmsg_free(msg);
+	return ret;
+}
+
+int cp_nl_session_stop(struct cp_nl *nl)
+{
+	return request_plain(nl, CAUSALPROF_CMD_SESSION_STOP);
+}
+
+int cp_nl_experiment_start(struct cp_nl *nl, uint32_t speedup,
+			   const struct causalprof_exp_range *ranges, unsigned int nr)
+{
+	struct request req = { .cmd = CAUSALPROF_CMD_EXPERIMENT_START };
+	struct nlattr *exp, *range;
+	struct nl_msg *msg;
+	unsigned int i;
+	int ret = -EMSGSIZE;
+
+	msg = new_request(nl, req.cmd);
+	if (!msg)
+		return -ENOMEM;
+	exp = nla_nest_start(msg, CAUSALPROF_A_EXPERIMENT);
+	if (!exp || nla_put_u32(msg, CAUSALPROF_EXP_A_SPEEDUP, speedup))
+		goto out_free_msg;
+	for (i = 0; i < nr; i++) {
+		range = nla_nest_start(msg, CAUSALPROF_EXP_A_RANGE);
+		if (!range ||
+		    nla_put_u32(msg, CAUSALPROF_RANGE_A_PID, ranges[i].pid) ||
+		    nla_put_u64(msg, CAUSALPROF_RANGE_A_START, ranges[i].start) ||
+		    nla_put_u64(msg, CAUSALPROF_RANGE_A_END, ranges[i].end))
+			goto out_free_msg;
+		nla_nest_end(msg, range);
+	}
+	nla_nest_end(msg, exp);
+	ret = transact(nl, msg, &req);
+out_free_msg:
+	nlmsg_free(msg);
+	return ret;
+}
+
+int cp_nl_experiment_stop(struct cp_nl *nl)
+{
+	return request_plain(nl, CAUSALPROF_CMD_EXPERIMENT_STOP);
+}
+
+int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+		       uint64_t offset, uint64_t end_offset)
+{
+	struct request req = { .cmd = CAUSALPROF_CMD_PROGRESS_ADD };
+	struct nlattr *pp;
+	struct nl_msg *msg;
+	int ret = -EMSGSIZE;
+
+	msg = new_request(nl, req.cmd);
+	if (!msg)
+		return -ENOMEM;
+	pp = nla_nest_start(msg, CAUSALPROF_A_PROGRESS);
+	if (!pp || nla_put_u32(msg, CAUSALPROF_PP_A_ID, id) ||
+	    nla_put_u32(msg, CAUSALPROF_PP_A_KIND, kind) ||
+	    nla_put_string(msg, CAUSALPROF_PP_A_PATH, path) ||
+	    nla_put_u64(msg, CAUSALPROF_PP_A_OFFSET, offset) ||
+	    (kind == CAUSALPROF_PP_LATENCY &&
+	     nla_put_u64(msg, CAUSALPROF_PP_A_END_OFFSET, end_offset)))
+		goto out_free_msg;
+	nla_nest_end(msg, pp);
+	ret = transact(nl, msg, &req);
+out_free_msg:
 	nlmsg_free(msg);
 	return ret;
 }

@@ -77,6 +77,13 @@ int cp_nl_fd(const struct cp_nl *nl);
 int cp_nl_receive(struct cp_nl *nl);
 int cp_nl_session_start(struct cp_nl *nl, const struct cp_nl_start *req, uint64_t *id);
 int cp_nl_session_stop(struct cp_nl *nl);
+/* EXPERIMENT_START: @speedup per mille, @nr ranges (pad ignored). */
+int cp_nl_experiment_start(struct cp_nl *nl, uint32_t speedup,
+			   const struct causalprof_exp_range *ranges, unsigned int nr);
+int cp_nl_experiment_stop(struct cp_nl *nl);
+/* PROGRESS_ADD; @end_offset for CAUSALPROF_PP_LATENCY only. */
+int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+		       uint64_t offset, uint64_t end_offset);
 
 /* Print why cp_nl_open() failed. */
 void cp_nl_open_perror(int err);

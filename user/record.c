@@ -29,7 +29,9 @@
 
 #include "cprof.h"
 #include "events.h"
+#include "experiments.h"
 #include "nl.h"
+#include "points.h"
 #include "recording.h"
 #include "symbolize.h"
 
@@ -41,10 +43,18 @@
 #define MODULE_MAX_FREQ		100000
 #define TICK_MS			250	/* status line refresh, target checks */
 #define END_WAIT_MS		5000	/* for the END record after SESSION_STOP */
+#define MAX_SCOPES		64	/* --source-scope, --binary-scope each */
+#define XP_MIN_MS		100	/* an experiment's length: at first, at least */
+#define XP_MAX_MS		3200	/* and at most */
+#define XP_TARGET_VISITS	5	/* per experiment and progress point */
 
 static const char synopsis[] =
 	"usage: cprof record [-e EV[,EV...]] [-c N | -F HZ] [--no-callchain] [--no-inherit]\n"
-	"                    [-p PID | -a] [-o FILE] [[--] CMD [ARGS...]]\n";
+	"                    [-p PID | -a] [-o FILE] [[--] CMD [ARGS...]]\n"
+	"       cprof record --causal [--progress SPEC]... [--latency NAME=SPEC,SPEC]...\n"
+	"                    [--source-scope GLOB]... [--binary-scope GLOB]...\n"
+	"                    [--fixed-line FILE:LINE] [--fixed-speedup PCT]\n"
+	"                    [-F HZ] [-o FILE] {-p PID | [--] CMD [ARGS...]}\n";
 
 static const char usage_text[] =
 	"\n"
@@ -64,6 +74,25 @@ static const char usage_text[] =
 	"  -a, --all-cpus          sample the whole system (with CMD: while it runs)\n"
 	"  -o, --output FILE       write to FILE (default " DEFAULT_OUTPUT ")\n"
 	"  -h, --help              show this help\n"
+	"\n"
+	"Causal profiling (see 'cprof report --causal' and Documentation/causal.rst):\n"
+	"      --causal            run experiments until the program exits: each speeds\n"
+	"                          up one source line virtually (0-100 %) by delaying the\n"
+	"                          other threads, and measures the progress points\n"
+	"      --progress SPEC     a throughput point (repeatable): FUNC (its calls),\n"
+	"                          LIB:FUNC, FILE:LINE or sdt:PROVIDER:NAME (a USDT probe)\n"
+	"      --latency NAME=BEGIN,END\n"
+	"                          a latency point from two SPECs (repeatable)\n"
+	"                          Without either: the program's cprof.h points\n"
+	"                          (CPROF_PROGRESS, CPROF_BEGIN/END) and coz.h counters\n"
+	"      --source-scope GLOB lines of matching source files only (repeatable;\n"
+	"                          default: every source file)\n"
+	"      --binary-scope GLOB code of matching files only (repeatable; default:\n"
+	"                          the programs' executables, not their libraries)\n"
+	"      --fixed-line FILE:LINE\n"
+	"                          experiment on this line only (FILE: a path suffix)\n"
+	"      --fixed-speedup PCT every experiment at this speedup (0-100)\n"
+	"In causal mode the event is cpu-clock (the delays are time).\n"
 	"\n"
 	"Events: cycles, instructions, cache-references, cache-misses, branches\n"
 	"(branch-instructions), branch-misses, cpu-clock, rNNNN (raw: hex umask and\n"
@@ -92,6 +121,19 @@ struct record {
 	pid_t pid;
 	const char *output;
 	char **cmd;
+
+	/* Causal profiling */
+	bool causal;
+	const char *progress[CP_MAX_UPROBE_POINTS];
+	unsigned int nr_progress;
+	const char *latency[CP_MAX_UPROBE_POINTS];
+	unsigned int nr_latency;
+	struct cp_xp_opts xo;
+	const char *source_scope[MAX_SCOPES];
+	const char *binary_scope[MAX_SCOPES];
+	char exe[PATH_MAX];	/* the main executable */
+	struct cp_points points;
+	struct cp_xp *xp;
 
 	/* The session */
 	struct cp_nl nl;
@@ -198,7 +240,10 @@ static void clamp_freq(struct record *r)
 
 static int parse_args(struct record *r, int argc, char *argv[])
 {
-	enum { OPT_NO_CALLCHAIN = 0x100, OPT_NO_INHERIT };
+	enum {
+		OPT_NO_CALLCHAIN = 0x100, OPT_NO_INHERIT, OPT_CAUSAL, OPT_PROGRESS, OPT_LATENCY,
+		OPT_SOURCE_SCOPE, OPT_BINARY_SCOPE, OPT_FIXED_LINE, OPT_FIXED_SPEEDUP,
+	};
 	static const struct option opts[] = {
 		{ "event",	  required_argument, NULL, 'e' },
 		{ "count",	  required_argument, NULL, 'c' },
@@ -209,6 +254,13 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		{ "all-cpus",	  no_argument,	     NULL, 'a' },
 		{ "output",	  required_argument, NULL, 'o' },
 		{ "help",	  no_argument,	     NULL, 'h' },
+		{ "causal",	  no_argument,	     NULL, OPT_CAUSAL },
+		{ "progress",	  required_argument, NULL, OPT_PROGRESS },
+		{ "latency",	  required_argument, NULL, OPT_LATENCY },
+		{ "source-scope", required_argument, NULL, OPT_SOURCE_SCOPE },
+		{ "binary-scope", required_argument, NULL, OPT_BINARY_SCOPE },
+		{ "fixed-line",	  required_argument, NULL, OPT_FIXED_LINE },
+		{ "fixed-speedup", required_argument, NULL, OPT_FIXED_SPEEDUP },
 		{ }
 	};
 	bool freq_given = false, count_given = false;
@@ -220,6 +272,14 @@ static int parse_args(struct record *r, int argc, char *argv[])
 	r->flags = CAUSALPROF_F_USER_STACK | CAUSALPROF_F_KERNEL_STACK;
 	r->output = DEFAULT_OUTPUT;
 	r->freq = DEFAULT_FREQ;
+	r->xo = (struct cp_xp_opts){
+		.source_scope = r->source_scope,
+		.binary_scope = r->binary_scope,
+		.fixed_speedup = -1,
+		.min_ns = XP_MIN_MS * 1000000ULL,
+		.max_ns = XP_MAX_MS * 1000000ULL,
+		.target_visits = XP_TARGET_VISITS,
+	};
 	opterr = 0;
 	/* '+': the command's own options are its own. */
 	while ((c = getopt_long(argc, argv, "+:e:c:F:p:ao:h", opts, NULL)) != -1) {
@@ -268,6 +328,38 @@ static int parse_args(struct record *r, int argc, char *argv[])
 			fputs(synopsis, stdout);
 			fputs(usage_text, stdout);
 			return -1;
+		case OPT_CAUSAL:
+			r->causal = true;
+			break;
+		case OPT_PROGRESS:
+			if (r->nr_progress == ARRAY_SIZE(r->progress))
+				return usage_error(r, "more than 16 --progress (at %s)", optarg);
+			r->progress[r->nr_progress++] = optarg;
+			break;
+		case OPT_LATENCY:
+			if (r->nr_latency == ARRAY_SIZE(r->latency))
+				return usage_error(r, "more than 16 --latency (at %s)", optarg);
+			r->latency[r->nr_latency++] = optarg;
+			break;
+		case OPT_SOURCE_SCOPE:
+			if (r->xo.nr_source_scope == MAX_SCOPES)
+				return usage_error(r, "more than 64 --source-scope (at %s)", optarg);
+			r->source_scope[r->xo.nr_source_scope++] = optarg;
+			break;
+		case OPT_BINARY_SCOPE:
+			if (r->xo.nr_binary_scope == MAX_SCOPES)
+				return usage_error(r, "more than 64 --binary-scope (at %s)", optarg);
+			r->binary_scope[r->xo.nr_binary_scope++] = optarg;
+			break;
+		case OPT_FIXED_LINE:
+			r->xo.fixed_line = optarg;
+			break;
+		case OPT_FIXED_SPEEDUP:
+			if (!parse_u64(optarg, &val) || val > 100)
+				return usage_error(r, "--fixed-speedup takes a percentage from 0 to 100, not '%s'",
+						   optarg);
+			r->xo.fixed_speedup = val;
+			break;
 		case ':':
 			return usage_error(r, "option '%s' needs an argument", argv[optind - 1]);
 		default:
@@ -290,6 +382,21 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		return usage_error(r, "-p takes no command (got '%s')", r->cmd[0]);
 	if (!r->pid && !(r->flags & CAUSALPROF_F_SYSTEM_WIDE) && !r->cmd)
 		return usage_error(r, "nothing to sample: give a command, -p PID or -a%s", "");
+	if (!r->causal && (r->nr_progress || r->nr_latency || r->xo.nr_source_scope ||
+			   r->xo.nr_binary_scope || r->xo.fixed_line || r->xo.fixed_speedup >= 0))
+		return usage_error(r, "%s: progress points, scopes and fixed experiments go with --causal",
+				   "causal options without --causal");
+	if (r->causal && (r->flags & CAUSALPROF_F_SYSTEM_WIDE))
+		return usage_error(r, "--causal profiles a command or a process (-p), not -a%s", "");
+	if (r->causal && r->events.nr &&
+	    (r->events.nr != 1 || r->events.ev[0].type != PERF_TYPE_SOFTWARE ||
+	     r->events.ev[0].config != PERF_COUNT_SW_CPU_CLOCK))
+		return usage_error(r, "--causal samples cpu-clock only (the delays are time), not -e %s",
+				   r->events.ev[0].name);
+	if (r->causal && count_given)
+		return usage_error(r, "--causal samples by frequency (-F), not -c%s", "");
+	if (r->causal && !r->events.nr)
+		cp_events_parse(&r->events, "cpu-clock", err, sizeof(err));
 
 	if (!r->events.nr) {
 		cp_events_parse(&r->events, "cycles", err, sizeof(err));
@@ -304,6 +411,84 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		r->events.ev[i].freq = r->freq;
 	}
 	return 0;
+}
+
+/* The file execvp() would run for @cmd, as an absolute path, into @out. */
+static int find_command(const char *cmd, char *out)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char buf[PATH_MAX];
+	size_t len;
+
+	if (strchr(cmd, '/'))
+		return realpath(cmd, out) ? 0 : -errno;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; ; p = end + 1) {
+		end = strchrnul(p, ':');
+		len = end - p;
+		if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, p, len ? "/" : "", cmd) <
+		    (int)sizeof(buf) && !access(buf, X_OK) && realpath(buf, out))
+			return 0;
+		if (!*end)
+			return -ENOENT;
+	}
+}
+
+/*
+ * Causal mode, before anything starts: the main executable, the progress
+ * points (a spec that resolves nowhere is a usage error), the experiment
+ * loop. Returns 0, 1 (failure) or 2 (usage error).
+ */
+static int setup_causal(struct record *r)
+{
+	char link[64], err[1024];
+	unsigned int i;
+	int ret;
+
+	if (r->cmd) {
+		ret = find_command(r->cmd[0], r->exe);
+		if (ret) {
+			fprintf(stderr, "%s: cannot run '%s': %s\n", r->prog, r->cmd[0],
+				strerror(-ret));
+			return 1;
+		}
+	} else {
+		snprintf(link, sizeof(link), "/proc/%d/exe", r->pid);
+		if (!realpath(link, r->exe)) {
+			fprintf(stderr, "%s: cannot find the executable of process %d: %s\n",
+				r->prog, r->pid, strerror(errno));
+			return 1;
+		}
+	}
+	cp_points_init(&r->points);
+	for (i = 0; i < r->nr_progress; i++) {
+		ret = cp_points_add_progress(&r->points, r->progress[i], r->exe, err, sizeof(err));
+		if (ret)
+			goto bad_point;
+	}
+	for (i = 0; i < r->nr_latency; i++) {
+		ret = cp_points_add_latency(&r->points, r->latency[i], r->exe, err, sizeof(err));
+		if (ret)
+			goto bad_point;
+	}
+	if (!r->nr_progress && !r->nr_latency) {
+		ret = cp_points_discover(&r->points, r->exe, r->cmd, err, sizeof(err));
+		if (ret)
+			goto bad_point;
+	}
+	ret = cp_xp_new(&r->xp, &r->xo, r->exe, &r->nl, &r->w, &r->points, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", r->prog, err);
+		return ret == -ENOMEM ? 1 : 2;
+	}
+	return 0;
+bad_point:
+	fprintf(stderr, "%s: %s\n", r->prog, err);
+	if (ret == -ENOMEM)
+		return 1;
+	fprintf(stderr, "Try '%s --help' for more.\n", r->prog);
+	return 2;
 }
 
 /*
@@ -334,6 +519,8 @@ static int spawn_held(struct record *r)
 			_exit(127);	/* cprof gave up: the session did not start */
 		sigemptyset(&empty);
 		sigprocmask(SIG_SETMASK, &empty, NULL);
+		if (r->causal && cp_points_child_env(&r->points))
+			_exit(127);
 		execvp(r->cmd[0], r->cmd);
 		fprintf(stderr, "%s: cannot run '%s': %s\n", r->prog, r->cmd[0], strerror(errno));
 		_exit(127);
@@ -446,6 +633,13 @@ static void take_batch(struct record *r, const unsigned char *p, size_t len)
 		h = (const void *)p;
 		p += size;
 		len -= size;
+		if (r->xp && h->type == CAUSALPROF_REC_EXPERIMENT) {
+			/* Its CAUSAL record follows it in the file. */
+			cp_rec_put_raw(&r->w, run, p - run);
+			run = p;
+		}
+		if (r->xp)
+			cp_xp_record(r->xp, h);
 		switch (h->type) {
 		case CAUSALPROF_REC_SAMPLE:
 			r->samples++;
@@ -615,6 +809,8 @@ static int write_meta(struct record *r, const struct timespec *real, uint64_t mo
 		put_quoted(f, r->cmd);	/* quoted: no newline survives */
 		fputc('\n', f);
 	}
+	if (r->causal)
+		meta_put(f, "causal_executable", r->exe);
 	fprintf(f, "callchain=%d\n", !!(r->flags & CAUSALPROF_F_USER_STACK));
 	fprintf(f, "inherit=%d\n", !(r->flags & CAUSALPROF_F_NO_INHERIT));
 	fprintf(f, "flags=0x%" PRIx32 "\n", r->flags);
@@ -720,6 +916,13 @@ static void status_line(struct record *r, bool final)
 		return;
 	}
 	secs = (now_ns() - r->t_start) / 1e9;
+	if (r->xp) {
+		char xp[PATH_MAX + 64];
+
+		cp_xp_status(r->xp, xp, sizeof(xp));
+		fprintf(stderr, "\r\033[K[ causal %.1f s: %s ]", secs, xp);
+		return;
+	}
 	fprintf(stderr, "\r\033[K[ recording %.1f s: %" PRIu64 " samples, %" PRIu64 " lost ]",
 		secs, r->samples, r->lost);
 }
@@ -804,18 +1007,31 @@ static int receive(struct record *r)
 	return r->w.err;	/* reported when the file is closed */
 }
 
+/* The poll timeout: the status tick, or sooner when an experiment is due. */
+static struct timespec next_wait(struct record *r)
+{
+	uint64_t ns = TICK_MS * 1000000ULL, due;
+
+	if (r->xp) {
+		due = cp_xp_tick(r->xp, now_ns());
+		ns = due < ns ? due : ns;
+	}
+	return (struct timespec){ .tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL };
+}
+
 /* Until a signal, the target's exit, or the end of the stream. */
 static int run(struct record *r)
 {
-	struct timespec tick = { .tv_sec = 0, .tv_nsec = TICK_MS * 1000000L };
 	struct pollfd pfd[2];
+	struct timespec wait;
 	uint64_t last_status = 0;
 	int n, ret;
 
 	while (!signals && !r->gone && !r->end_seen) {
+		wait = next_wait(r);
 		pfd[0] = (struct pollfd){ .fd = cp_nl_fd(&r->nl), .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = r->pidfd, .events = POLLIN };
-		n = ppoll(pfd, 2, &tick, &run_mask);
+		n = ppoll(pfd, 2, &wait, &run_mask);
 		if (n < 0 && errno != EINTR) {
 			fprintf(stderr, "%s: poll: %s\n", r->prog, strerror(errno));
 			return -errno;
@@ -904,6 +1120,23 @@ static void summary(struct record *r)
 			r->prog, r->nl.bad_msgs);
 }
 
+/* Causal mode's end: experiments done, what went wrong; true when none ran. */
+static bool causal_summary(struct record *r)
+{
+	char warn[512];
+	unsigned int done = cp_xp_done(r->xp, warn, sizeof(warn));
+
+	fprintf(stderr, "%s: %u causal experiments; see them with 'cprof report --causal%s%s'\n",
+		r->prog, done, strcmp(r->output, DEFAULT_OUTPUT) ? " -i " : "",
+		strcmp(r->output, DEFAULT_OUTPUT) ? r->output : "");
+	if (warn[0])
+		fprintf(stderr, "%s: %s%s\n", r->prog, done ? "warning: " : "", warn);
+	if (!done && !warn[0])
+		fprintf(stderr, "%s: no experiment completed: the program ran too briefly (each needs %d ms or more)\n",
+			r->prog, XP_MIN_MS);
+	return !done;
+}
+
 static int setup_signals(sigset_t *saved)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -945,13 +1178,18 @@ int cmd_record(int argc, char *argv[])
 	ret = parse_args(&r, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	if (r.causal) {
+		ret = setup_causal(&r);
+		if (ret)
+			goto out_free_causal;
+	}
 	ret = 1;
 	r.tty = isatty(STDERR_FILENO);
 
 	err = cp_nl_open(&r.nl);
 	if (err) {
 		cp_nl_open_perror(err);
-		return 1;
+		goto out_free_causal;
 	}
 	err = cp_nl_stream_init(&r.nl, on_records, &r, RCVBUF, &got);
 	if (err) {
@@ -988,6 +1226,11 @@ int cmd_record(int argc, char *argv[])
 	}
 	write_vdso(&r);
 	take_early(&r);
+	if (r.causal && cp_points_register(&r.points, &r.nl, &r.w)) {
+		cp_nl_session_stop(&r.nl);
+		cp_rec_finish(&r.w);
+		goto out_reap;
+	}
 
 	if (r.child > 0 || r.pid) {
 		r.pidfd = open_pidfd(r.child > 0 ? r.child : r.pid);
@@ -998,6 +1241,8 @@ int cmd_record(int argc, char *argv[])
 
 	err = run(&r);
 	status_line(&r, true);
+	if (r.xp)
+		cp_xp_finish(r.xp);
 	stop(&r);
 	write_kallsyms(&r);
 	err = cp_rec_finish(&r.w) ?: err;
@@ -1005,6 +1250,8 @@ int cmd_record(int argc, char *argv[])
 		fprintf(stderr, "%s: cannot write %s: %s\n", r.prog, r.output, strerror(-r.w.err));
 	summary(&r);
 	ret = err ? 1 : 0;
+	if (r.xp && causal_summary(&r) && !ret)
+		ret = 1;
 
 out_reap:
 	/* The file is done: a signal from here on may end cprof, as usual. */
@@ -1027,5 +1274,8 @@ out_reap:
 	tdestroy(r.paths, free);
 out_close_nl:
 	cp_nl_close(&r.nl);
+out_free_causal:
+	cp_xp_free(r.xp);
+	cp_points_free(&r.points);
 	return ret;
 }
