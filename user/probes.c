@@ -1,0 +1,717 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Progress-point specs to uprobe locations: functions from the symbol
+ * tables, FILE:LINE from the line tables (lines.c), USDT probes from the
+ * .note.stapsdt notes; in the program, then in the libraries it loads.
+ *
+ * The libraries are found as the dynamic loader finds them (DT_RPATH of the
+ * object and of the program when there is no DT_RUNPATH, LD_LIBRARY_PATH,
+ * DT_RUNPATH, $ORIGIN expanded), except that the standard directories stand
+ * in for /etc/ld.so.cache; they are walked breadth first, the program's own
+ * DT_NEEDED first, and only as far as a lookup needs.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "elffile.h"
+#include "lines.h"
+#include "probes.h"
+
+/* The program and the libraries it loads, at most. */
+#define MAX_OBJS	256
+/* Functions of one name in one file (static ones in several sources). */
+#define MAX_FUNCS	16
+
+#if defined(__x86_64__)
+#define MULTIARCH	"x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define MULTIARCH	"aarch64-linux-gnu"
+#else
+#define MULTIARCH	"unknown"
+#endif
+/* Where ld.so.cache points on Debian, in its order. */
+static const char default_dirs[] = "/lib/" MULTIARCH ":/usr/lib/" MULTIARCH
+				   ":/lib64:/usr/lib64:/lib:/usr/lib:/usr/local/lib";
+
+/* The NT_STAPSDT notes of sys/sdt.h. */
+#define SDT_OWNER	"stapsdt"
+#define SDT_NOTE_TYPE	3
+#define SDT_BASE	".stapsdt.base"
+
+struct obj {
+	char path[PATH_MAX];	/* real path */
+	const char *needed;	/* the DT_NEEDED name it was loaded by; "" for the program */
+	Elf *elf;
+};
+
+/* The program (objs[0]) and, as far as walked, its libraries, breadth first. */
+struct objs {
+	struct obj *v;
+	size_t nr;
+	size_t walked;		/* objects whose DT_NEEDED are in v */
+	GElf_Ehdr eh;		/* the program's: libraries must match it */
+};
+
+/* A spec being resolved: where its locations go. */
+struct res {
+	const char *spec;
+	struct cp_probe *out;
+	size_t max, nr;
+	char *err;
+	size_t errlen;
+};
+
+/* The @nth string of dynamic tag @tag of @elf (DT_NEEDED, DT_RUNPATH...), or NULL. */
+static const char *dyn_str(Elf *elf, int64_t tag, size_t nth)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr mem, *sh;
+	Elf_Data *data;
+	GElf_Dyn dyn;
+	size_t i;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		sh = gelf_getshdr(scn, &mem);
+		if (!sh || sh->sh_type != SHT_DYNAMIC || !sh->sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (i = 0; data && i < sh->sh_size / sh->sh_entsize; i++) {
+			if (!gelf_getdyn(data, i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag == tag && !nth--)
+				return elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Adds @path unless it is there already, or not a library the program can
+ * load: its index (that of the one there already), or -errno.
+ */
+static int add_obj(struct objs *o, const char *path, const char *needed, char *err,
+		   size_t errlen)
+{
+	char real[PATH_MAX];
+	GElf_Ehdr eh;
+	size_t i;
+	Elf *elf;
+	int ret;
+
+	if (!realpath(path, real)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	for (i = 0; i < o->nr; i++)
+		if (!strcmp(o->v[i].path, real))
+			return i;
+	if (o->nr == MAX_OBJS) {
+		snprintf(err, errlen, "%s: more than %d libraries", o->v[0].path, MAX_OBJS);
+		return -ENOSPC;
+	}
+	ret = cp_elf_open(real, &elf, err, errlen);
+	if (ret)
+		return ret;
+	if (!gelf_getehdr(elf, &eh) || (o->nr && (eh.e_type != ET_DYN ||
+	    eh.e_ident[EI_CLASS] != o->eh.e_ident[EI_CLASS] || eh.e_machine != o->eh.e_machine))) {
+		snprintf(err, errlen, "%s: not a shared library of the program's kind", real);
+		elf_end(elf);
+		return -ENOEXEC;
+	}
+	if (!o->nr)
+		o->eh = eh;
+	strcpy(o->v[o->nr].path, real);
+	o->v[o->nr].needed = needed;
+	o->v[o->nr].elf = elf;
+	return o->nr++;
+}
+
+/* The directory of @path, for $ORIGIN. */
+static void origin_of(const char *path, char *dir, size_t size)
+{
+	char *slash;
+
+	snprintf(dir, size, "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+}
+
+/*
+ * Tries @name in each directory of the ':'-separated @list, $ORIGIN being
+ * @origin: 0 when one was added (or was there), else -ENOENT.
+ */
+static int try_dirs(struct objs *o, const char *list, const char *origin, const char *name)
+{
+	char path[PATH_MAX], dir[PATH_MAX], err[1];
+	const char *p, *end;
+	size_t len, n;
+
+	for (p = list; p && *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		/* The directory, $ORIGIN or ${ORIGIN} expanded; other tokens: skipped. */
+		for (len = 0; p < end && len < sizeof(dir) - 1; ) {
+			if (!strncmp(p, "$ORIGIN", 7) || !strncmp(p, "${ORIGIN}", 9)) {
+				n = snprintf(dir + len, sizeof(dir) - len, "%s", origin);
+				len = n < sizeof(dir) - len ? len + n : sizeof(dir) - 1;
+				p += p[1] == '{' ? 9 : 7;
+			} else if (*p == '$') {
+				break;
+			} else {
+				dir[len++] = *p++;
+			}
+		}
+		if (p < end || !len)
+			continue;
+		dir[len] = '\0';
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) < sizeof(path) &&
+		    add_obj(o, path, name, err, sizeof(err)) >= 0)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* Adds the libraries object @i needs that are not there yet. */
+static void walk_needed(struct objs *o, size_t i)
+{
+	const char *name, *runpath, *rpath = NULL, *exe_rpath = NULL;
+	char origin[PATH_MAX], exe_origin[PATH_MAX], err[1];
+	Elf *elf = o->v[i].elf;
+	size_t n, k;
+
+	origin_of(o->v[i].path, origin, sizeof(origin));
+	origin_of(o->v[0].path, exe_origin, sizeof(exe_origin));
+	runpath = dyn_str(elf, DT_RUNPATH, 0);
+	if (!runpath)
+		rpath = dyn_str(elf, DT_RPATH, 0);
+	if (i && !dyn_str(o->v[0].elf, DT_RUNPATH, 0))
+		exe_rpath = dyn_str(o->v[0].elf, DT_RPATH, 0);
+
+	for (n = 0; (name = dyn_str(elf, DT_NEEDED, n)); n++) {
+		/* A library loaded by that name already is the one. */
+		for (k = 1; k < o->nr && strcmp(o->v[k].needed, name); k++)
+			;
+		if (k < o->nr)
+			continue;
+		if (strchr(name, '/')) {
+			add_obj(o, name, name, err, sizeof(err));
+			continue;
+		}
+		if (!try_dirs(o, rpath, origin, name) ||
+		    !try_dirs(o, exe_rpath, exe_origin, name) ||
+		    !try_dirs(o, getenv("LD_LIBRARY_PATH"), origin, name) ||
+		    !try_dirs(o, runpath, origin, name))
+			continue;
+		try_dirs(o, default_dirs, origin, name);
+	}
+}
+
+/* Object @i: the program, then its libraries as far as the walk has to go; NULL past the last. */
+static struct obj *obj_at(struct objs *o, size_t i)
+{
+	while (i >= o->nr && o->walked < o->nr)
+		walk_needed(o, o->walked++);
+	return i < o->nr ? &o->v[i] : NULL;
+}
+
+static int objs_init(struct objs *o, const char *exe, struct res *r)
+{
+	char msg[PATH_MAX + 64];
+	int ret;
+
+	*o = (struct objs){ .v = calloc(MAX_OBJS, sizeof(*o->v)) };
+	if (!o->v) {
+		snprintf(r->err, r->errlen, "%s: %s", r->spec, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	ret = add_obj(o, exe, "", msg, sizeof(msg));
+	if (ret < 0) {
+		snprintf(r->err, r->errlen, "%s: %s", r->spec, msg);
+		return ret;
+	}
+	return 0;
+}
+
+static void objs_free(struct objs *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr; i++)
+		elf_end(o->v[i].elf);
+	free(o->v);
+}
+
+static void add_loc(struct res *r, const char *path, uint64_t off, bool sem)
+{
+	if (r->nr < r->max) {
+		snprintf(r->out[r->nr].path, sizeof(r->out[r->nr].path), "%s", path);
+		r->out[r->nr].offset = off;
+		r->out[r->nr].semaphore = sem;
+	}
+	r->nr++;
+}
+
+/* Functions named @name: the best-named ones (a default version before an old one). */
+struct funcs {
+	const char *name;
+	size_t len;
+	int rank;		/* 0: "name", "name@@V" or default; 1: "name@V" */
+	uint64_t off[MAX_FUNCS];
+	size_t nr;
+};
+
+static void add_func(struct funcs *f, int rank, uint64_t off)
+{
+	size_t i;
+
+	if (f->nr && rank > f->rank)
+		return;
+	if (f->nr && rank < f->rank)
+		f->nr = 0;
+	f->rank = rank;
+	for (i = 0; i < f->nr; i++)
+		if (f->off[i] == off)
+			return;
+	if (f->nr < MAX_FUNCS)
+		f->off[f->nr++] = off;
+}
+
+/* The GNU version table of the symbol table @scn, or NULL. */
+static Elf_Data *versyms(Elf *elf, Elf_Scn *scn)
+{
+	Elf_Scn *v = NULL;
+	GElf_Shdr mem, *sh;
+
+	while ((v = elf_nextscn(elf, v))) {
+		sh = gelf_getshdr(v, &mem);
+		if (sh && sh->sh_type == SHT_GNU_versym && sh->sh_link == elf_ndxscn(scn))
+			return elf_getdata(v, NULL);
+	}
+	return NULL;
+}
+
+/* The defined functions called f->name in the symbol tables of type @type. */
+static void scan_syms(Elf *elf, GElf_Word type, struct funcs *f)
+{
+	GElf_Shdr mem, *sh;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data, *ver;
+	GElf_Versym vs;
+	const char *s;
+	GElf_Sym sym;
+	uint64_t off;
+	size_t i, n;
+	int rank;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		sh = gelf_getshdr(scn, &mem);
+		if (!sh || sh->sh_type != type || !sh->sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		ver = versyms(elf, scn);
+		n = sh->sh_size / sh->sh_entsize;
+		for (i = 1; data && i < n; i++) {
+			if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+			     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
+				continue;
+			s = elf_strptr(elf, sh->sh_link, sym.st_name);
+			if (!s || strncmp(s, f->name, f->len))
+				continue;
+			if (!s[f->len] || !strncmp(s + f->len, "@@", 2))
+				rank = 0;
+			else if (s[f->len] == '@')
+				rank = 1;
+			else
+				continue;
+			/* .dynsym names carry no version: a hidden one is an old version. */
+			if (ver && gelf_getversym(ver, i, &vs) && (vs & 0x8000))
+				rank = 1;
+			if (!cp_elf_vaddr_to_off(elf, sym.st_value, &off))
+				add_func(f, rank, off);
+		}
+	}
+}
+
+/* The entries of function @name in @o (.symtab, else .dynsym), as locations: how many. */
+static size_t find_func(struct res *r, const struct obj *o, const char *name)
+{
+	struct funcs f = { .name = name, .len = strlen(name) };
+	size_t i;
+
+	scan_syms(o->elf, SHT_SYMTAB, &f);
+	if (!f.nr)
+		scan_syms(o->elf, SHT_DYNSYM, &f);
+	for (i = 0; i < f.nr; i++)
+		add_loc(r, o->path, f.off[i], false);
+	return f.nr;
+}
+
+/* FUNC: in the program, else in the first library that has it. */
+static int resolve_func(struct res *r, struct objs *o, const char *name)
+{
+	struct obj *ob;
+	size_t i;
+
+	for (i = 0; (ob = obj_at(o, i)); i++)
+		if (find_func(r, ob, name))
+			return 0;
+	snprintf(r->err, r->errlen, "%s: no function '%s' in %s or its libraries", r->spec, name,
+		 o->v[0].path);
+	return -ENOENT;
+}
+
+/* Whether DT_NEEDED name @needed is what LIB says: all of it, or up to ".so". */
+static bool lib_matches(const char *needed, const char *lib)
+{
+	const char *base = strrchr(needed, '/');
+	size_t len = strlen(lib);
+
+	base = base ? base + 1 : needed;
+	if (strncmp(base, lib, len))
+		return false;
+	base += len;
+	if (!*base)
+		return true;
+	if (len >= 3 && !strcmp(lib + len - 3, ".so"))
+		return *base == '.';
+	return !strcmp(base, ".so") || !strncmp(base, ".so.", 4);
+}
+
+/* LIB:FUNC: LIB a path, or one of the libraries the program loads. */
+static int resolve_lib_func(struct res *r, struct objs *o, const char *lib, const char *name)
+{
+	struct obj *ob = NULL;
+	char msg[PATH_MAX + 64];
+	int i;
+
+	if (strchr(lib, '/')) {
+		i = add_obj(o, lib, lib, msg, sizeof(msg));
+		if (i < 0) {
+			snprintf(r->err, r->errlen, "%s: %s", r->spec, msg);
+			return i;
+		}
+		ob = &o->v[i];
+	} else {
+		for (i = 1; (ob = obj_at(o, i)) && !lib_matches(ob->needed, lib); i++)
+			;
+	}
+	if (!ob) {
+		snprintf(r->err, r->errlen, "%s: no library '%s' among those %s loads"
+			 " (name one it opens with dlopen() by its path)", r->spec, lib,
+			 o->v[0].path);
+		return -ENOENT;
+	}
+	if (find_func(r, ob, name))
+		return 0;
+	snprintf(r->err, r->errlen, "%s: no function '%s' in %s", r->spec, name, ob->path);
+	return -ENOENT;
+}
+
+/*
+ * FILE:LINE: in the program, else in the first library whose line table has
+ * FILE. Without a line table in the program, that is the error.
+ */
+static int resolve_line(struct res *r, struct objs *o, const char *file, int line)
+{
+	char msg[1024], exe_msg[1024] = "";
+	int ret, id, exe_ret = 0;
+	struct cp_lines *l;
+	struct obj *ob;
+	size_t i;
+
+	for (i = 0; (ob = obj_at(o, i)); i++) {
+		ret = cp_lines_open(ob->path, &l, msg, sizeof(msg));
+		if (ret) {
+			if (!i) {
+				snprintf(exe_msg, sizeof(exe_msg), "%s", msg);
+				exe_ret = ret;
+			}
+			if (ret == -ENOMEM) {
+				snprintf(r->err, r->errlen, "%s: %s", r->spec, msg);
+				return ret;
+			}
+			continue;
+		}
+		if (!cp_lines_has_file(l, file)) {
+			cp_lines_free(l);
+			continue;
+		}
+		id = cp_lines_find(l, file, line, msg, sizeof(msg));
+		if (id >= 0)
+			add_loc(r, ob->path, cp_lines_first(l, id), false);
+		else
+			snprintf(r->err, r->errlen, "%s: %s", r->spec, msg);
+		cp_lines_free(l);
+		return id < 0 ? id : 0;
+	}
+	if (exe_ret) {
+		snprintf(r->err, r->errlen, "%s: %s", r->spec, exe_msg);
+		return exe_ret;
+	}
+	snprintf(r->err, r->errlen, "%s: no source file '%s' in %s or its libraries", r->spec,
+		 file, o->v[0].path);
+	return -ENOENT;
+}
+
+/* A USDT site. */
+struct sdt_site {
+	const char *provider, *name;
+	uint64_t off;
+	bool semaphore;
+};
+
+/* An address of a note's descriptor, in the file's byte order. */
+static uint64_t note_addr(const unsigned char *p, size_t size, bool msb)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < size; i++)
+		v |= (uint64_t)p[msb ? size - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/*
+ * Calls @fn for each USDT site of @elf, pc moved by as much as .stapsdt.base
+ * was (prelink moves sections, never notes): 0, or what @fn returned.
+ */
+static int sdt_walk(Elf *elf, int (*fn)(const struct sdt_site *s, void *arg), void *arg)
+{
+	uint64_t base_addr = 0, pc, base, sem;
+	size_t shstrndx, off, next, name_off, desc_off, asz, len;
+	const unsigned char *desc;
+	struct sdt_site site;
+	bool have_base = false;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr mem, *sh;
+	const char *name;
+	Elf_Data *data;
+	GElf_Nhdr nh;
+	GElf_Ehdr eh;
+	int ret;
+
+	if (!gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	asz = eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	while ((scn = elf_nextscn(elf, scn))) {
+		sh = gelf_getshdr(scn, &mem);
+		name = sh ? elf_strptr(elf, shstrndx, sh->sh_name) : NULL;
+		if (name && !strcmp(name, SDT_BASE)) {
+			base_addr = sh->sh_addr;
+			have_base = true;
+		}
+	}
+	for (scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		sh = gelf_getshdr(scn, &mem);
+		if (!sh || sh->sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (off = 0; data && (next = gelf_getnote(data, off, &nh, &name_off, &desc_off));
+		     off = next) {
+			if (nh.n_type != SDT_NOTE_TYPE || nh.n_namesz != sizeof(SDT_OWNER) ||
+			    memcmp((char *)data->d_buf + name_off, SDT_OWNER, sizeof(SDT_OWNER)) ||
+			    nh.n_descsz < 3 * asz + 2)
+				continue;
+			desc = (const unsigned char *)data->d_buf + desc_off;
+			pc = note_addr(desc, asz, eh.e_ident[EI_DATA] == ELFDATA2MSB);
+			base = note_addr(desc + asz, asz, eh.e_ident[EI_DATA] == ELFDATA2MSB);
+			sem = note_addr(desc + 2 * asz, asz, eh.e_ident[EI_DATA] == ELFDATA2MSB);
+			/* provider, NUL, name, NUL (then the arguments), within the note */
+			site.provider = (const char *)desc + 3 * asz;
+			len = nh.n_descsz - 3 * asz;
+			if (!memchr(site.provider, '\0', len))
+				continue;
+			site.name = site.provider + strlen(site.provider) + 1;
+			if (!memchr(site.name, '\0', len - (site.name - site.provider)))
+				continue;
+			if (have_base && base)
+				pc += base_addr - base;
+			site.semaphore = sem != 0;
+			if (cp_elf_vaddr_to_off(elf, pc, &site.off))
+				continue;
+			ret = fn(&site, arg);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* What sdt_found() is looking for, in which file. */
+struct sdt_want {
+	struct res *r;
+	const char *path, *provider, *name;
+	size_t found;
+};
+
+static int sdt_found(const struct sdt_site *s, void *arg)
+{
+	struct sdt_want *w = arg;
+
+	if (!strcmp(s->provider, w->provider) && !strcmp(s->name, w->name)) {
+		add_loc(w->r, w->path, s->off, s->semaphore);
+		w->found++;
+	}
+	return 0;
+}
+
+/* sdt:PROVIDER:NAME: every site, in the program and in all its libraries. */
+static int resolve_sdt(struct res *r, struct objs *o, const char *provider, const char *name)
+{
+	struct sdt_want w = { .r = r, .provider = provider, .name = name };
+	struct obj *ob;
+	size_t i;
+
+	for (i = 0; (ob = obj_at(o, i)); i++) {
+		w.path = ob->path;
+		sdt_walk(ob->elf, sdt_found, &w);
+	}
+	if (w.found)
+		return 0;
+	snprintf(r->err, r->errlen, "%s: no USDT probe %s:%s in %s or its libraries", r->spec,
+		 provider, name, o->v[0].path);
+	return -ENOENT;
+}
+
+/* The line number of a FILE:LINE spec, or 0 when @s is not all digits. */
+static int line_number(const char *s)
+{
+	long n = 0;
+
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return 0;
+		n = n * 10 + (*s - '0');
+		if (n > INT_MAX)
+			return -ERANGE;
+	}
+	return n ? n : -ERANGE;
+}
+
+int cp_probe_resolve(const char *spec, const char *exe, struct cp_probe *out, size_t max,
+		     char *err, size_t errlen)
+{
+	struct res r = { spec, out, max, 0, err, errlen };
+	char *copy, *colon, *second;
+	struct objs o;
+	int ret, line;
+
+	if (!*spec) {
+		snprintf(err, errlen, "an empty progress point");
+		return -EINVAL;
+	}
+	copy = strdup(spec);
+	if (!copy) {
+		snprintf(err, errlen, "%s: %s", spec, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	ret = objs_init(&o, exe, &r);
+	if (ret)
+		goto out;
+
+	colon = strrchr(copy, ':');
+	if (!strncmp(copy, "sdt:", 4)) {
+		second = strchr(copy + 4, ':');
+		if (!second || second == copy + 4 || !second[1] || strchr(second + 1, ':')) {
+			snprintf(err, errlen, "%s: not sdt:PROVIDER:NAME", spec);
+			ret = -EINVAL;
+			goto out;
+		}
+		*second = '\0';
+		ret = resolve_sdt(&r, &o, copy + 4, second + 1);
+	} else if (!colon || strstr(copy, "::")) {
+		/* A C++ name ("ns::f") has no LIB: it is a FUNC (its symbol is mangled). */
+		ret = resolve_func(&r, &o, copy);
+	} else if (colon == copy || !colon[1]) {
+		snprintf(err, errlen, "%s: not LIB:FUNC nor FILE:LINE", spec);
+		ret = -EINVAL;
+	} else {
+		*colon = '\0';
+		line = line_number(colon + 1);
+		if (line < 0) {
+			snprintf(err, errlen, "%s: no such line number", spec);
+			ret = -EINVAL;
+		} else if (line) {
+			ret = resolve_line(&r, &o, copy, line);
+		} else {
+			ret = resolve_lib_func(&r, &o, copy, colon + 1);
+		}
+	}
+out:
+	objs_free(&o);
+	free(copy);
+	if (ret)
+		return ret;
+	return r.nr > INT_MAX ? INT_MAX : (int)r.nr;
+}
+
+/* What cp_sdt_list() was asked for. */
+struct sdt_list {
+	const char *provider;
+	void (*fn)(const char *name, uint64_t offset, bool semaphore, void *arg);
+	void *arg;
+	int nr;
+};
+
+static int sdt_listed(const struct sdt_site *s, void *arg)
+{
+	struct sdt_list *l = arg;
+
+	if (!strcmp(s->provider, l->provider)) {
+		l->fn(s->name, s->off, s->semaphore, l->arg);
+		l->nr++;
+	}
+	return 0;
+}
+
+int cp_sdt_list(const char *path, const char *provider,
+		void (*fn)(const char *name, uint64_t offset, bool semaphore, void *arg),
+		void *arg)
+{
+	struct sdt_list l = { provider, fn, arg, 0 };
+	char err[1];
+	Elf *elf;
+	int ret;
+
+	ret = cp_elf_open(path, &elf, err, sizeof(err));
+	if (ret)
+		return ret;
+	sdt_walk(elf, sdt_listed, &l);
+	elf_end(elf);
+	return l.nr;
+}
+
+bool cp_elf_mentions(const char *path, const char *str)
+{
+	struct stat st;
+	bool found;
+	void *map;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size) {
+		close(fd);
+		return false;
+	}
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return false;
+	found = memmem(map, st.st_size, str, strlen(str)) != NULL;
+	munmap(map, st.st_size);
+	return found;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CPROF_PROBES_H
+#define CPROF_PROBES_H
+
+/*
+ * Progress points as the module places them: a SPEC resolved to uprobe
+ * locations, each an ELF file and a file offset in it.
+ *
+ * SPEC is one of (Documentation/progress-points.rst):
+ *   FUNC               a function of the program or of a library it loads
+ *   LIB:FUNC           a function of LIB: a path, or a DT_NEEDED name
+ *                      ("libc.so.6" or "libc")
+ *   FILE:LINE          a source line (DWARF), FILE a suffix of its path
+ *   sdt:PROVIDER:NAME  every site of a USDT probe (sys/sdt.h, cprof.h)
+ */
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cp_probe {
+	char path[PATH_MAX];	/* the ELF file, absolute, links resolved */
+	uint64_t offset;	/* file offset of the instruction to probe */
+	bool semaphore;		/* a USDT probe guarded by a semaphore (never set by us) */
+};
+
+/*
+ * The locations of @spec for the program @exe (absolute): how many there
+ * are (at least 1; more than @max when they do not all fit, @max written),
+ * or -errno: -EINVAL (a malformed SPEC), -ENOENT (nothing of that name),
+ * -EEXIST (an ambiguous FILE), -ENODATA (FILE:LINE without DWARF),
+ * -ENOEXEC; the message in @err starts with the spec ("foo: no function
+ * 'foo' in /usr/bin/prog or its libraries"): the caller says which option.
+ */
+int cp_probe_resolve(const char *spec, const char *exe, struct cp_probe *out, size_t max,
+		     char *err, size_t errlen);
+
+/*
+ * Calls @fn for every site of a USDT probe of @provider in the ELF file
+ * @path (not its libraries), in the order of its notes: how many sites, or
+ * -errno.
+ */
+int cp_sdt_list(const char *path, const char *provider,
+		void (*fn)(const char *name, uint64_t offset, bool semaphore, void *arg),
+		void *arg);
+
+/*
+ * Whether the bytes of @path contain @str, e.g. "_coz_get_counter", the
+ * symbol that programs built with coz.h look up with dlsym().
+ */
+bool cp_elf_mentions(const char *path, const char *str);
+
+#endif /* CPROF_PROBES_H */
