@@ -7,8 +7,10 @@
  * largest local one. Every target thread owes global - local and pays by
  * sleeping in task context: the overflow handler queues task_work that
  * runs on the thread's return to user mode. A thread woken by a target
- * thread inherits its waker's local delay (it does not pay again for what
- * its waker accounted); a new thread starts with its parent's.
+ * thread is credited with the delay inserted while it was blocked, up to its
+ * waker's local delay (it does not pay again for what its waker accounted,
+ * but still owes what it owed when it blocked); a new thread starts with
+ * its parent's.
  *
  * Contexts: cp_causal_sample() runs in NMI or hard irq, the hooks under
  * the scheduler's locks; both only read exp and update the task table with
@@ -408,6 +410,9 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 	}
 	if (atomic_read(&t->flags) & CP_TASK_PAYING)
 		return;
+	/* It runs: a wake-up that finds it marked blocked is stale. */
+	if (atomic_read(&t->flags) & CP_TASK_BLOCKED)
+		atomic_andnot(CP_TASK_BLOCKED, &t->flags);
 	if (timed && nu && in_ranges(current->tgid, uips, nu)) {
 		atomic64_inc(&exp.hits);
 		raise_global(atomic64_add_return(weight * exp.speedup / 1000, &t->local));
@@ -461,15 +466,44 @@ module_param(inherit, bool, 0644);
 MODULE_PARM_DESC(inherit, "Wake-ups pass the waker's delay on (default 1; 0 to measure without)");
 
 /*
+ * A target task blocks (schedule() with prev_state set): the global delay
+ * now, so that its wake-up credits what was inserted while it slept and
+ * nothing before. Under the runqueue lock, interrupts off.
+ */
+void cp_causal_block(struct task_struct *t)
+{
+	struct cp_task *b;
+
+	if (!exp_current() || !READ_ONCE(inherit))
+		return;
+	b = cp_task_get(t->pid, true);
+	if (!b) {
+		atomic64_inc(&exp.table_full);
+		return;
+	}
+	atomic64_set(&b->blocked_at, atomic64_read(&exp.global));
+	atomic_or(CP_TASK_BLOCKED, &b->flags);
+}
+
+/*
  * try_to_wake_up() of wakee by current. Only a target task woken from task
  * context by a target task inherits: a wake-up from an interrupt or a
  * softirq (timer, I/O completion) or by another task leaves the wakee
  * owing what accrued while it slept.
+ *
+ * Coz's rule: the wakee is credited with the delay inserted while it was
+ * blocked, and only that (a debt it had when it blocked is still owed: it
+ * reached the point where it blocked that much later in virtual time).
+ * The waker may not have paid its own debt yet (it pays on its way back to
+ * user mode): the credit stops at what the waker accounted for, its local
+ * delay. A wakee not seen blocking (it blocked before the experiment, or
+ * the table was full then) gets the waker's local delay, as if it had
+ * blocked at the start.
  */
 void cp_causal_wake(struct task_struct *wakee)
 {
 	struct cp_task *w, *u;
-	s64 local;
+	s64 local, credit;
 
 	if (!exp_current() || !in_task() || !READ_ONCE(inherit))
 		return;
@@ -482,7 +516,13 @@ void cp_causal_wake(struct task_struct *wakee)
 		atomic64_inc(&exp.table_full);
 		return;
 	}
-	if (atomic64_read(&u->local) < local) {
+	if (atomic_fetch_andnot(CP_TASK_BLOCKED, &u->flags) & CP_TASK_BLOCKED) {
+		credit = local - atomic64_read(&u->blocked_at);
+		if (credit > 0) {
+			atomic64_add(credit, &u->local);
+			atomic64_inc(&exp.inherited);
+		}
+	} else if (atomic64_read(&u->local) < local) {
 		raise_local(u, local);
 		atomic64_inc(&exp.inherited);
 	}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the kernel tells a session while it runs: tracepoints for fork, exit
- * and rename (exec renames too), and a kprobe on perf_event_mmap(), which
+ * and rename (exec renames too), wake-ups and blocking (the causal engine's
+ * inheritance), and a kprobe on perf_event_mmap(), which
  * every new executable mapping goes through (mmap, mprotect, exec, the
  * vdso). They keep the target set up to date and write the sideband.
  *
@@ -70,6 +71,14 @@ static void probe_waking(void *data, struct task_struct *p)
 		cp_causal_wake(p);
 }
 
+/* __schedule(), runqueue locked: prev_state set means prev blocks. */
+static void probe_switch(void *data, bool preempt, struct task_struct *prev,
+			 struct task_struct *next, unsigned int prev_state)
+{
+	if (!preempt && prev_state && cp_causal_running() && cp_target_match(prev))
+		cp_causal_block(prev);
+}
+
 static int mmap_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct vm_area_struct *vma = (void *)regs_get_kernel_argument(regs, 0);
@@ -88,6 +97,7 @@ static struct {
 	{ "sched_process_exit",	probe_exit },
 	{ "task_rename",	probe_rename },
 	{ "sched_waking",	probe_waking },
+	{ "sched_switch",	probe_switch },
 };
 
 static struct kprobe mmap_kp;

@@ -11,6 +11,7 @@ struct task_struct;
 #define CP_TASK_QUEUED	BIT(0)	/* work is on the task's task_works list */
 #define CP_TASK_PAYING	BIT(1)	/* asleep in a payment */
 #define CP_TASK_PAID	BIT(2)	/* paid at least once in this experiment */
+#define CP_TASK_BLOCKED	BIT(3)	/* blocked at blocked_at, not woken since */
 
 /*
  * The causal state of one thread during an experiment. A slot is claimed
@@ -21,6 +22,7 @@ struct cp_task {
 	atomic_t tid;			/* 0: free; CP_TASK_DEAD: exited */
 	atomic_t flags;
 	atomic64_t local;		/* delay accounted for, ns */
+	atomic64_t blocked_at;		/* the global delay when it last blocked */
 	atomic64_t paid_ns;		/* slept in payments */
 	atomic_t payments;
 	u32 exp;			/* experiment the queued work belongs to */

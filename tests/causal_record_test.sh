@@ -66,7 +66,136 @@ test_usage()
 	return 0
 }
 
+src=$CAUSALPROF_REPO/tests/targets/gt_barrier.c
+line_a=$(line_of "$src" '/* a line */')
+line_b=$(line_of "$src" '/* b line */')
+line_p=$(line_of "$src" '/* progress line */')
+
+# record NAME ARGS...: cprof record --causal ARGS into $tmp/NAME.data, its
+# report --causal into $tmp/NAME.txt; fails on a non-zero exit of either.
+record()
+{
+	name=$1
+	shift
+	timeout 240 "$CPROF" record --causal -o "$tmp/$name.data" "$@" \
+		> "$tmp/$name.out" 2> "$tmp/$name.err"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		say "cprof record --causal $* exited $rc; stderr:"
+		show "$tmp/$name.err"
+		return 1
+	fi
+	if ! "$CPROF" report --causal --top 20 -i "$tmp/$name.data" > "$tmp/$name.txt" \
+			2> "$tmp/$name.rerr"; then
+		say "cprof report --causal failed:"
+		show "$tmp/$name.rerr"
+		return 1
+	fi
+	return 0
+}
+
+# curve NAME FILE:LINE: "SPEEDUP PROGRAM_SPEEDUP" rows of that line in the report.
+curve()
+{
+	awk -v want="$2" '
+		/^ +[-+][0-9.]+ %  / { on = index($0, want " ") || substr($0, length($0) - length(want) + 1) == want; next }
+		on && /^ +[0-9]+ %/ { v = $3; sub(/^\+/, "", v); print $1, v }
+	' "$tmp/$1.txt"
+}
+
+# mean NAME FILE:LINE LO HI: mean program speedup of the rows from LO to HI %.
+mean()
+{
+	curve "$1" "$2" | awk -v lo="$3" -v hi="$4" '
+		$1 >= lo && $1 <= hi { s += $2; n++ }
+		END { if (n) printf "%.1f\n", s / n; else print "none" }'
+}
+
+# above A B: A > B (decimals)
+above()
+{
+	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "none" && a > b) }'
+}
+
+test_fixed_line()
+{
+	record fixed --progress progress --fixed-line "gt_barrier.c:$line_a" \
+		-- "$barrier" -d 30 || return 1
+	low=$(mean fixed "gt_barrier.c:$line_a" 15 40)
+	say "a() at 15-40 %: program $low % faster (truth here: about 29 % at 40 %)"
+	if ! above "$low" 8; then
+		say "a()'s curve does not rise; the report:"
+		show "$tmp/fixed.txt"
+		return 1
+	fi
+	if grep -q "gt_barrier.c:$line_b" "$tmp/fixed.txt"; then
+		say "--fixed-line experimented on another line:"
+		show "$tmp/fixed.txt"
+		return 1
+	fi
+	return 0
+}
+
+test_default()
+{
+	record default --progress "gt_barrier.c:$line_p" -- "$barrier" -d 45 || return 1
+	top=$(grep -m 1 -E '^ +[-+][0-9.]+ %  ' "$tmp/default.txt")
+	case $top in
+	*"gt_barrier.c:$line_a "*) ;;
+	*)
+		say "the line of most impact is not a()'s: $top"
+		show "$tmp/default.txt"
+		return 1
+		;;
+	esac
+	rise=$(mean default "gt_barrier.c:$line_a" 15 50)
+	flat=$(mean default "gt_barrier.c:$line_b" 5 100)
+	say "a() at 15-50 %: $rise %; b() at any speedup: $flat % (truth: 0)"
+	if ! above "$rise" 8; then
+		say "a()'s curve does not rise:"
+		show "$tmp/default.txt"
+		return 1
+	fi
+	if [ "$flat" != none ] && ! awk -v f="$flat" 'BEGIN { exit !(f > -12 && f < 12) }'; then
+		say "b()'s curve is not flat:"
+		show "$tmp/default.txt"
+		return 1
+	fi
+	return 0
+}
+
+# A program that declares its point with cprof.h, or counts it with coz.h:
+# no --progress; the point is "round".
+test_declared()
+{
+	prog=$targets/gt_barrier_$1
+	if [ ! -x "$prog" ]; then
+		reason="$prog was not built (no coz.h?)"
+		return 4
+	fi
+	record "$1" -- "$prog" -d 15 || return 1
+	if ! grep -q '^# progress point round (throughput): [1-9]' "$tmp/$1.txt"; then
+		say "no progress point 'round' with visits:"
+		show "$tmp/$1.txt"
+		show "$tmp/$1.err"
+		return 1
+	fi
+	if ! grep -q "gt_barrier.c:$line_a " "$tmp/$1.txt"; then
+		say "no experiment on a()'s line:"
+		show "$tmp/$1.txt"
+		return 1
+	fi
+	return 0
+}
+
+test_cprof_h() { test_declared sdt; }
+test_coz_h() { test_declared coz; }
+
 echo "TAP version 13"
-echo "1..1"
+echo "1..5"
 run_test "causal usage errors are caught before the program starts" test_usage
+run_test "--fixed-line: a()'s curve rises, no other line is tried" test_fixed_line
+run_test "default mode, FILE:LINE point: a() first, b() flat" test_default
+run_test "a cprof.h point is found without --progress" test_cprof_h
+run_test "a coz.h counter is read without --progress" test_coz_h
 totals

@@ -114,6 +114,7 @@ struct cp_xp {
 	struct causalprof_exp_point deltas[64];
 	unsigned int nr_deltas;
 
+	double rate;		/* visits per effective second, last experiment */
 	unsigned int done, lost, start_errors;
 	uint64_t samples, in_scope;
 	char err[512];
@@ -436,6 +437,8 @@ static void on_experiment(struct cp_xp *x, const struct causalprof_experiment *e
 	}
 	x->done++;
 	visits = fewest_visits(x, e);
+	if (e->wall_ns > e->inserted_ns)
+		x->rate = visits * 1e9 / (e->wall_ns - e->inserted_ns);
 	if (visits < x->o.target_visits)
 		x->len_ns = x->len_ns * 2 < x->o.max_ns ? x->len_ns * 2 : x->o.max_ns;
 	else if (visits >= 4ULL * x->o.target_visits)
@@ -687,13 +690,13 @@ void cp_xp_status(const struct cp_xp *x, char *buf, size_t len)
 	const char *base;
 
 	if (x->state != XP_RUNNING) {
-		snprintf(buf, len, "%u experiments", x->done);
+		snprintf(buf, len, "%u experiments, progress %.1f/s", x->done, x->rate);
 		return;
 	}
 	line_name(x, x->line, name, sizeof(name));
 	base = strrchr(name, '/');
-	snprintf(buf, len, "%u experiments, now %s +%" PRIu32 "%%", x->done,
-		 base ? base + 1 : name, x->speedup);
+	snprintf(buf, len, "%u experiments, progress %.1f/s, now %s +%" PRIu32 "%%", x->done,
+		 x->rate, base ? base + 1 : name, x->speedup);
 }
 
 unsigned int cp_xp_done(const struct cp_xp *x, char *warn, size_t len)
@@ -715,7 +718,7 @@ int cp_xp_new(struct cp_xp **out, const struct cp_xp_opts *o, const char *exe,
 	      char *err, size_t errlen)
 {
 	struct cp_xp *x = calloc(1, sizeof(*x));
-	char file[PATH_MAX], *colon, *end;
+	char file[PATH_MAX], msg[512], *colon, *end;
 	struct cp_lines *lines;
 	int64_t f, line;
 	long lineno;
@@ -752,8 +755,9 @@ int cp_xp_new(struct cp_xp **out, const struct cp_xp_opts *o, const char *exe,
 			goto err;
 		x->files[f].lines = lines;
 		x->files[f].loaded = 1;
-		id = cp_lines_find(lines, file, lineno, err, errlen);
+		id = cp_lines_find(lines, file, lineno, msg, sizeof(msg));
 		if (id < 0) {
+			snprintf(err, errlen, "--fixed-line %s: %s", o->fixed_line, msg);
 			ret = id;
 			goto err;
 		}

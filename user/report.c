@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <linux/perf_event.h>
 
+#include "causal.h"
 #include "cprof.h"
 #include "pprof.h"
 #include "replay.h"
@@ -40,6 +41,7 @@ static const char usage_text[] =
 	"                    [--node-fraction F] [--symfs DIR]\n"
 	"       cprof report [-i FILE] --pprof OUT [--labels] [--event EV] [--force]\n"
 	"                    [--symfs DIR]\n"
+	"       cprof report [-i FILE] --causal [--top N]\n"
 	"\n"
 	"Summarize a recording made by 'cprof record': for each event, the weight of\n"
 	"its samples (nanoseconds for cpu-clock, events otherwise) by function, as\n"
@@ -58,6 +60,11 @@ static const char usage_text[] =
 	"      --symfs DIR        look for the recorded programs and libraries in DIR\n"
 	"      --force            report a truncated or corrupt recording up to the\n"
 	"                         damage instead of failing\n"
+	"      --causal           the causal profile of a 'cprof record --causal'\n"
+	"                         recording: per progress point, the lines ranked by\n"
+	"                         impact, each with the program speedup predicted at\n"
+	"                         every line speedup measured\n"
+	"      --top N            with --causal: the N lines of most impact (default 10)\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"Exit status: 0 success; 1 failure (cannot read, cannot write); 2 usage error,\n"
@@ -933,7 +940,10 @@ out_free:
 
 int cmd_report(int argc, char *argv[])
 {
-	enum { OPT_LINES = 0x100, OPT_THREADS, OPT_LABELS, OPT_SYMFS, OPT_FORCE, OPT_FRACTION };
+	enum {
+		OPT_LINES = 0x100, OPT_THREADS, OPT_LABELS, OPT_SYMFS, OPT_FORCE, OPT_FRACTION,
+		OPT_CAUSAL, OPT_TOP,
+	};
 	static const struct option opts[] = {
 		{ "input",   required_argument, NULL, 'i' },
 		{ "lines",   no_argument,	NULL, OPT_LINES },
@@ -944,6 +954,8 @@ int cmd_report(int argc, char *argv[])
 		{ "symfs",   required_argument, NULL, OPT_SYMFS },
 		{ "force",   no_argument,	NULL, OPT_FORCE },
 		{ "node-fraction", required_argument, NULL, OPT_FRACTION },
+		{ "causal",  no_argument,	NULL, OPT_CAUSAL },
+		{ "top",     required_argument, NULL, OPT_TOP },
 		{ "help",    no_argument,	NULL, 'h' },
 		{ }
 	};
@@ -953,7 +965,8 @@ int cmd_report(int argc, char *argv[])
 	};
 	char *end;
 	struct cp_rec_reader rd;
-	bool lines = false, threads = false;
+	bool lines = false, threads = false, causal = false;
+	unsigned long top = 10;
 	int c, err, ret;
 
 	while ((c = getopt_long(argc, argv, "i:e:o:h", opts, NULL)) != -1) {
@@ -992,6 +1005,18 @@ int cmd_report(int argc, char *argv[])
 				return 2;
 			}
 			break;
+		case OPT_CAUSAL:
+			causal = true;
+			break;
+		case OPT_TOP:
+			errno = 0;
+			top = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || !top || top > 100000 || *optarg == '-') {
+				fprintf(stderr, "%s: --top takes a positive number, not '%s'\n",
+					o.prog, optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -1019,6 +1044,11 @@ int cmd_report(int argc, char *argv[])
 		fprintf(stderr, "%s: --pprof takes a file name\n", o.prog);
 		return 2;
 	}
+	if (causal && (lines || threads || o.pprof || o.labels || o.event)) {
+		fprintf(stderr, "%s: --causal goes with -i and --top only\n", o.prog);
+		fputs(usage_text, stderr);
+		return 2;
+	}
 	o.view = lines ? CP_VIEW_LINES : threads ? CP_VIEW_THREADS : CP_VIEW_FUNCTIONS;
 
 	err = cp_rec_open(&rd, o.input);
@@ -1027,7 +1057,14 @@ int cmd_report(int argc, char *argv[])
 		/* Not a recording (or a damaged header) is damage; a missing file is not. */
 		return err == -EINVAL ? 2 : 1;
 	}
-	ret = cp_report(&o, &rd);
+	if (causal) {
+		ret = cp_causal_report(&rd, o.input, top, stdout, stderr);
+		if (ret < 0)
+			fprintf(stderr, "%s: %s: %s\n", o.prog, o.input, strerror(-ret));
+		ret = ret < 0 ? 1 : ret;
+	} else {
+		ret = cp_report(&o, &rd);
+	}
 	cp_rec_close(&rd);
 	return ret;
 }

@@ -36,8 +36,8 @@ pin_patch_sites()
 	pin_t=/sys/kernel/debug/tracing
 	[ -w "$pin_t/tracing_on" ] || { echo "no tracefs at $pin_t"; return 1; }
 	echo 0 > "$pin_t/tracing_on" || return 1
-	for pin_e in sched/sched_waking sched/sched_process_fork sched/sched_process_exit \
-		     task/task_rename; do
+	for pin_e in sched/sched_waking sched/sched_switch sched/sched_process_fork \
+		     sched/sched_process_exit task/task_rename; do
 		echo 1 > "$pin_t/events/$pin_e/enable" || { echo "cannot enable $pin_e"; return 1; }
 	done
 	echo 'p:cprof_pin/perf_event_mmap perf_event_mmap' >> "$pin_t/kprobe_events" &&
