@@ -42,7 +42,7 @@ check: deps
 	tests/vm/run check
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) tests
 	tests/vm/run demo
 
 bench: deps
