@@ -410,9 +410,9 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 	}
 	if (atomic_read(&t->flags) & CP_TASK_PAYING)
 		return;
-	/* It runs: a wake-up that finds it marked blocked is stale. */
-	if (atomic_read(&t->flags) & CP_TASK_BLOCKED)
-		atomic_andnot(CP_TASK_BLOCKED, &t->flags);
+	/* It runs: marks of a wait are stale. */
+	if (atomic_read(&t->flags) & (CP_TASK_BLOCKED | CP_TASK_WOKEN))
+		atomic_andnot(CP_TASK_BLOCKED | CP_TASK_WOKEN, &t->flags);
 	if (timed && nu && in_ranges(current->tgid, uips, nu)) {
 		atomic64_inc(&exp.hits);
 		raise_global(atomic64_add_return(weight * exp.speedup / 1000, &t->local));
@@ -481,6 +481,12 @@ void cp_causal_block(struct task_struct *t)
 		atomic64_inc(&exp.table_full);
 		return;
 	}
+	/* A payment's sleep is no wait for another thread. */
+	if (atomic_read(&b->flags) & CP_TASK_PAYING)
+		return;
+	/* Its wake-up came first (try_to_wake_up() fires before the switch). */
+	if (atomic_fetch_andnot(CP_TASK_WOKEN, &b->flags) & CP_TASK_WOKEN)
+		return;
 	atomic64_set(&b->blocked_at, atomic64_read(&exp.global));
 	atomic_or(CP_TASK_BLOCKED, &b->flags);
 }
@@ -496,34 +502,51 @@ void cp_causal_block(struct task_struct *t)
  * reached the point where it blocked that much later in virtual time).
  * The waker may not have paid its own debt yet (it pays on its way back to
  * user mode): the credit stops at what the waker accounted for, its local
- * delay. A wakee not seen blocking (it blocked before the experiment, or
- * the table was full then) gets the waker's local delay, as if it had
- * blocked at the start.
+ * delay. A wakee that has no slot yet slept since before the experiment
+ * began: it gets the waker's local delay, as if it had blocked at the
+ * start. One that has a slot but no mark was woken before it switched out
+ * (try_to_wake_up() may fire before schedule() puts it to sleep, and then
+ * the switch must not mark it: CP_TASK_WOKEN), or runs: it waited for
+ * nothing, and keeps what it owes.
  */
-void cp_causal_wake(struct task_struct *wakee)
+void cp_causal_wake(struct task_struct *wakee, bool by_target)
 {
 	struct cp_task *w, *u;
 	s64 local, credit;
 
-	if (!exp_current() || !in_task() || !READ_ONCE(inherit))
+	if (!exp_current() || !READ_ONCE(inherit))
 		return;
+	if (!by_target || !in_task()) {
+		/* Woken, but not by a target thread: no credit, and none later. */
+		u = cp_task_get(wakee->pid, false);
+		if (u && (atomic_read(&u->flags) & CP_TASK_BLOCKED))
+			atomic_andnot(CP_TASK_BLOCKED, &u->flags);
+		return;
+	}
 	w = cp_task_get(current->pid, false);
 	if (!w)
 		return;
 	local = atomic64_read(&w->local);
-	u = cp_task_get(wakee->pid, true);
+	u = cp_task_get(wakee->pid, false);
 	if (!u) {
-		atomic64_inc(&exp.table_full);
+		/* Not seen in this experiment: asleep since before its start. */
+		u = cp_task_get(wakee->pid, true);
+		if (!u) {
+			atomic64_inc(&exp.table_full);
+			return;
+		}
+		raise_local(u, local);
+		atomic64_inc(&exp.inherited);
 		return;
 	}
-	if (atomic_fetch_andnot(CP_TASK_BLOCKED, &u->flags) & CP_TASK_BLOCKED) {
-		credit = local - atomic64_read(&u->blocked_at);
-		if (credit > 0) {
-			atomic64_add(credit, &u->local);
-			atomic64_inc(&exp.inherited);
-		}
-	} else if (atomic64_read(&u->local) < local) {
-		raise_local(u, local);
+	/* Not marked: woken before it switched out (or running): no wait to credit. */
+	if (!(atomic_fetch_andnot(CP_TASK_BLOCKED, &u->flags) & CP_TASK_BLOCKED)) {
+		atomic_or(CP_TASK_WOKEN, &u->flags);
+		return;
+	}
+	credit = local - atomic64_read(&u->blocked_at);
+	if (credit > 0) {
+		atomic64_add(credit, &u->local);
 		atomic64_inc(&exp.inherited);
 	}
 }

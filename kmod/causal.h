@@ -31,7 +31,7 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 
 /* From the scheduler hooks. */
 void cp_causal_fork(struct task_struct *parent, struct task_struct *child);
-void cp_causal_wake(struct task_struct *wakee);
+void cp_causal_wake(struct task_struct *wakee, bool by_target);
 void cp_causal_block(struct task_struct *t);
 void cp_causal_exit(struct task_struct *t);
 

@@ -67,8 +67,8 @@ static void probe_rename(void *data, struct task_struct *t, const char *comm)
 /* try_to_wake_up(), by current, under p->pi_lock. */
 static void probe_waking(void *data, struct task_struct *p)
 {
-	if (cp_causal_running() && cp_target_match(p) && cp_target_match(current))
-		cp_causal_wake(p);
+	if (cp_causal_running() && cp_target_match(p))
+		cp_causal_wake(p, cp_target_match(current));
 }
 
 /* __schedule(), runqueue locked: prev_state set means prev blocks. */

@@ -42,6 +42,7 @@ struct cexp {
 	uint32_t id;
 	uint32_t speedup;		/* per mille */
 	uint64_t wall, eff;
+	uint64_t start_ns, end_ns, hits;
 	uint32_t line, func;		/* strtab; 0: no CAUSAL record */
 	bool cut;			/* the session's stop ended it */
 	uint32_t nr;			/* measurements in meas[] from first */
@@ -52,6 +53,7 @@ struct cexp {
 struct cmeas {
 	uint32_t point;			/* index in points */
 	uint64_t visits;		/* throughput: count; latency: ends */
+	uint64_t arrivals;		/* latency: begins */
 	double area;			/* latency: area scaled to effective time */
 };
 
@@ -97,6 +99,7 @@ static int add_meas(struct causal *c, struct cexp *e, const struct causalprof_ex
 	c->meas[c->nr_meas++] = (struct cmeas){
 		.point = i,
 		.visits = pt->kind == CAUSALPROF_PP_LATENCY ? pt->ends : pt->count,
+		.arrivals = pt->count,
 		.area = e->wall ? (double)pt->area_ns * e->eff / e->wall : 0,
 	};
 	e->nr++;
@@ -131,6 +134,7 @@ static int take(struct causal *c, const struct causalprof_record_hdr *h)
 			.id = e->id, .speedup = e->speedup, .wall = e->wall_ns,
 			.eff = e->wall_ns > e->inserted_ns ? e->wall_ns - e->inserted_ns : 0,
 			.cut = h->flags & CAUSALPROF_EXP_F_SESSION_END, .first = c->nr_meas,
+			.start_ns = e->start_ns, .end_ns = e->time_ns, .hits = e->hits,
 		};
 		for (i = 0; i < e->nr_points; i++) {
 			ret = add_meas(c, x, &cp_exp_points(e)[i]);
@@ -353,8 +357,105 @@ static void report_point(struct causal *c, unsigned int pi, unsigned int top, ui
 		fprintf(out, "# %zu more lines (--top N shows more)\n", nl - top);
 }
 
-int cp_causal_report(struct cp_rec_reader *rd, const char *name, unsigned int top,
-		     FILE *out, FILE *err)
+/* A name in JSON: quotes, backslashes and control characters escaped. */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/*
+ * Coz's profile format, for its viewer: the experiments that count, each
+ * with its points. duration is the effective duration; a latency point's
+ * difference is its mean in-flight count over the experiment (Coz writes
+ * the count at the experiment's end; its viewer divides by the arrival
+ * rate either way: Little's law).
+ */
+static void write_coz(const struct causal *c, FILE *f, bool json)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+	size_t j;
+	unsigned int i;
+
+	for (j = 0; j < c->nr_exps; j++) {
+		first = c->exps[j].start_ns < first ? c->exps[j].start_ns : first;
+		last = c->exps[j].end_ns > last ? c->exps[j].end_ns : last;
+	}
+	if (json)
+		fprintf(f, "{\"type\":\"startup\",\"time\":%" PRIu64 "}\n", first);
+	else
+		fprintf(f, "startup\ttime=%" PRIu64 "\n", first);
+	for (j = 0; j < c->nr_exps; j++) {
+		const struct cexp *e = &c->exps[j];
+
+		if (!counts(e))
+			continue;
+		if (json) {
+			fputs("{\"type\":\"experiment\",\"selected\":", f);
+			json_str(f, cp_str(&c->strs, e->line));
+			fprintf(f, ",\"speedup\":%.2f,\"duration\":%" PRIu64 ",\"selected_samples\":%" PRIu64 "}\n",
+				e->speedup / 1000.0, e->eff, e->hits);
+		} else {
+			fprintf(f, "experiment\tselected=%s\tspeedup=%.2f\tduration=%" PRIu64 "\tselected-samples=%" PRIu64 "\n",
+				cp_str(&c->strs, e->line), e->speedup / 1000.0, e->eff, e->hits);
+		}
+		for (i = 0; i < e->nr; i++) {
+			const struct cmeas *m = &c->meas[e->first + i];
+			const struct cpoint *p = &c->points[m->point];
+			const char *name = cp_str(&c->strs, p->name);
+			uint64_t diff = e->eff ? (uint64_t)(m->area / e->eff + 0.5) : 0;
+
+			if (p->kind != CAUSALPROF_PP_LATENCY && json) {
+				fputs("{\"type\":\"throughput_point\",\"name\":", f);
+				json_str(f, name);
+				fprintf(f, ",\"delta\":%" PRIu64 "}\n", m->visits);
+			} else if (p->kind != CAUSALPROF_PP_LATENCY) {
+				fprintf(f, "throughput-point\tname=%s\tdelta=%" PRIu64 "\n", name,
+					m->visits);
+			} else if (json) {
+				fputs("{\"type\":\"latency_point\",\"name\":", f);
+				json_str(f, name);
+				fprintf(f, ",\"arrivals\":%" PRIu64 ",\"departures\":%" PRIu64 ",\"difference\":%" PRIu64 "}\n",
+					m->arrivals, m->visits, diff);
+			} else {
+				fprintf(f, "latency-point\tname=%s\tarrivals=%" PRIu64 "\tdepartures=%" PRIu64 "\tdifference=%" PRIu64 "\n",
+					name, m->arrivals, m->visits, diff);
+			}
+		}
+	}
+	if (json)
+		fprintf(f, "{\"type\":\"runtime\",\"time\":%" PRIu64 "}\n", last - first);
+	else
+		fprintf(f, "runtime\ttime=%" PRIu64 "\n", last - first);
+}
+
+/* Writes Coz's format to @path; 0 or 1 with the reason on @err. */
+static int coz_file(const struct causal *c, const char *path, bool json, FILE *err)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f) {
+		fprintf(err, "cprof report: cannot write %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	write_coz(c, f, json);
+	if (ferror(f) | fclose(f)) {
+		fprintf(err, "cprof report: cannot write %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int cp_causal_report(struct cp_rec_reader *rd, const struct cp_causal_opts *o, FILE *out,
+		     FILE *err)
 {
 	const struct causalprof_record_hdr *h;
 	struct causal c = { 0 };
@@ -386,8 +487,17 @@ int cp_causal_report(struct cp_rec_reader *rd, const char *name, unsigned int to
 	}
 	if (!used) {
 		fprintf(err, "cprof report: no causal experiments in %s: record with cprof record --causal\n",
-			name);
+			o->name);
 		ret = 1;
+		goto out;
+	}
+	if ((o->coz && coz_file(&c, o->coz, false, err)) ||
+	    (o->coz_jsonl && coz_file(&c, o->coz_jsonl, true, err))) {
+		ret = 1;
+		goto out;
+	}
+	if (!o->table) {
+		ret = 0;
 		goto out;
 	}
 	base = calloc(c.nr_exps, sizeof(*base));
@@ -396,12 +506,12 @@ int cp_causal_report(struct cp_rec_reader *rd, const char *name, unsigned int to
 		ret = -ENOMEM;
 		goto out;
 	}
-	fprintf(out, "# causal profile of %s: %u experiments", name, used);
+	fprintf(out, "# causal profile of %s: %u experiments", o->name, used);
 	if (cut)
 		fprintf(out, " (and %u cut short by the end, left out)", cut);
 	fprintf(out, "\n# program speedup if the line were that much faster; impact: the mean over 0-100 %%\n");
 	for (i = 0; i < c.nr_points; i++)
-		report_point(&c, i, top, base, cell, out);
+		report_point(&c, i, o->top, base, cell, out);
 	ret = 0;
 out:
 	free(base);

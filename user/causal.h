@@ -12,12 +12,23 @@
 
 #include "recording.h"
 
+#include <stdbool.h>
+
+struct cp_causal_opts {
+	const char *name;		/* of the recording, for messages */
+	bool table;			/* print the table */
+	unsigned int top;		/* lines per progress point */
+	const char *coz;		/* write Coz's profile.coz format there */
+	const char *coz_jsonl;		/* and its JSON lines there */
+};
+
 /*
- * Prints the causal table of the recording open in @rd to @out (@name
- * names it in messages). Returns 0, 1 with the reason on @err (no causal
- * experiment in it), or -errno.
+ * The causal profile of the recording open in @rd: the table on @out,
+ * Coz's formats in their files. Returns 0, 1 with the reason on @err (no
+ * causal experiment in it, a file not written), 2 (a damaged recording),
+ * or -errno.
  */
-int cp_causal_report(struct cp_rec_reader *rd, const char *name, unsigned int top,
-		     FILE *out, FILE *err);
+int cp_causal_report(struct cp_rec_reader *rd, const struct cp_causal_opts *o, FILE *out,
+		     FILE *err);
 
 #endif /* CPROF_CAUSAL_H */

@@ -41,7 +41,7 @@ static const char usage_text[] =
 	"                    [--node-fraction F] [--symfs DIR]\n"
 	"       cprof report [-i FILE] --pprof OUT [--labels] [--event EV] [--force]\n"
 	"                    [--symfs DIR]\n"
-	"       cprof report [-i FILE] --causal [--top N]\n"
+	"       cprof report [-i FILE] --causal [--top N] [--coz FILE] [--coz-jsonl FILE]\n"
 	"\n"
 	"Summarize a recording made by 'cprof record': for each event, the weight of\n"
 	"its samples (nanoseconds for cpu-clock, events otherwise) by function, as\n"
@@ -65,6 +65,9 @@ static const char usage_text[] =
 	"                         impact, each with the program speedup predicted at\n"
 	"                         every line speedup measured\n"
 	"      --top N            with --causal: the N lines of most impact (default 10)\n"
+	"      --coz FILE         write the causal experiments in Coz's profile.coz\n"
+	"                         format (its viewer reads it), with or without --causal\n"
+	"      --coz-jsonl FILE   the same in Coz's JSON-lines format\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"Exit status: 0 success; 1 failure (cannot read, cannot write); 2 usage error,\n"
@@ -942,7 +945,7 @@ int cmd_report(int argc, char *argv[])
 {
 	enum {
 		OPT_LINES = 0x100, OPT_THREADS, OPT_LABELS, OPT_SYMFS, OPT_FORCE, OPT_FRACTION,
-		OPT_CAUSAL, OPT_TOP,
+		OPT_CAUSAL, OPT_TOP, OPT_COZ, OPT_COZ_JSONL,
 	};
 	static const struct option opts[] = {
 		{ "input",   required_argument, NULL, 'i' },
@@ -956,6 +959,8 @@ int cmd_report(int argc, char *argv[])
 		{ "node-fraction", required_argument, NULL, OPT_FRACTION },
 		{ "causal",  no_argument,	NULL, OPT_CAUSAL },
 		{ "top",     required_argument, NULL, OPT_TOP },
+		{ "coz",     required_argument, NULL, OPT_COZ },
+		{ "coz-jsonl", required_argument, NULL, OPT_COZ_JSONL },
 		{ "help",    no_argument,	NULL, 'h' },
 		{ }
 	};
@@ -965,8 +970,9 @@ int cmd_report(int argc, char *argv[])
 	};
 	char *end;
 	struct cp_rec_reader rd;
-	bool lines = false, threads = false, causal = false;
-	unsigned long top = 10;
+	struct cp_causal_opts co = { .top = 10 };
+	bool lines = false, threads = false;
+	unsigned long top;
 	int c, err, ret;
 
 	while ((c = getopt_long(argc, argv, "i:e:o:h", opts, NULL)) != -1) {
@@ -1006,7 +1012,13 @@ int cmd_report(int argc, char *argv[])
 			}
 			break;
 		case OPT_CAUSAL:
-			causal = true;
+			co.table = true;
+			break;
+		case OPT_COZ:
+			co.coz = optarg;
+			break;
+		case OPT_COZ_JSONL:
+			co.coz_jsonl = optarg;
 			break;
 		case OPT_TOP:
 			errno = 0;
@@ -1016,6 +1028,7 @@ int cmd_report(int argc, char *argv[])
 					o.prog, optarg);
 				return 2;
 			}
+			co.top = top;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -1044,8 +1057,10 @@ int cmd_report(int argc, char *argv[])
 		fprintf(stderr, "%s: --pprof takes a file name\n", o.prog);
 		return 2;
 	}
-	if (causal && (lines || threads || o.pprof || o.labels || o.event)) {
-		fprintf(stderr, "%s: --causal goes with -i and --top only\n", o.prog);
+	if ((co.table || co.coz || co.coz_jsonl) &&
+	    (lines || threads || o.pprof || o.labels || o.event)) {
+		fprintf(stderr, "%s: --causal, --coz and --coz-jsonl go with -i and --top only\n",
+			o.prog);
 		fputs(usage_text, stderr);
 		return 2;
 	}
@@ -1057,8 +1072,9 @@ int cmd_report(int argc, char *argv[])
 		/* Not a recording (or a damaged header) is damage; a missing file is not. */
 		return err == -EINVAL ? 2 : 1;
 	}
-	if (causal) {
-		ret = cp_causal_report(&rd, o.input, top, stdout, stderr);
+	if (co.table || co.coz || co.coz_jsonl) {
+		co.name = o.input;
+		ret = cp_causal_report(&rd, &co, stdout, stderr);
 		if (ret < 0)
 			fprintf(stderr, "%s: %s: %s\n", o.prog, o.input, strerror(-ret));
 		ret = ret < 0 ? 1 : ret;
