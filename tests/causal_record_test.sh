@@ -235,14 +235,75 @@ test_coz_viewer()
 		END { exit !ok }' "$tmp/viewer.out"
 }
 
+# --plot of the --fixed-line recording: well-formed SVG (xmllint, when
+# installed) with a circle per row of a()'s line in the table and a fitted
+# curve; the .html page embeds the same chart.
+test_plot()
+{
+	if [ ! -s "$tmp/fixed.data" ]; then
+		say "no recording from the --fixed-line test"
+		return 1
+	fi
+	if ! "$CPROF" report --plot "$tmp/p.svg" -i "$tmp/fixed.data" 2> "$tmp/plot.err" ||
+	   ! "$CPROF" report --plot "$tmp/p.html" -i "$tmp/fixed.data" 2>> "$tmp/plot.err"; then
+		show "$tmp/plot.err"
+		return 1
+	fi
+	if command -v xmllint > /dev/null && ! xmllint --noout "$tmp/p.svg" 2> "$tmp/xml.err"; then
+		say "the SVG is not well-formed:"
+		show "$tmp/xml.err"
+		return 1
+	fi
+	rows=$(curve fixed "gt_barrier.c:$line_a" | wc -l)
+	points=$(grep -c 'class="point"' "$tmp/p.svg")
+	fits=$(grep -c 'class="fit"' "$tmp/p.svg")
+	say "$points points and $fits fitted curve for $rows rows of a()'s line"
+	if [ "$rows" -eq 0 ] || [ "$points" -ne "$rows" ] || [ "$fits" -ne 1 ]; then
+		return 1
+	fi
+	if ! grep -q '^<svg xmlns=' "$tmp/p.html" ||
+	   [ "$(grep -c 'class="point"' "$tmp/p.html")" -ne "$points" ]; then
+		say "the page does not embed the same chart"
+		return 1
+	fi
+	return 0
+}
+
+# --causal --pprof of the --fixed-line recording, read by go tool pprof:
+# a()'s line on top, its value the table's impact in hundredths of a percent.
+test_pprof()
+{
+	if ! command -v go > /dev/null; then
+		reason="no go tool pprof"
+		return 4
+	fi
+	if ! "$CPROF" report --causal --pprof "$tmp/c.pb.gz" -i "$tmp/fixed.data" 2> "$tmp/pp.err"; then
+		show "$tmp/pp.err"
+		return 1
+	fi
+	HOME=$tmp go tool pprof -top -lines "$tmp/c.pb.gz" > "$tmp/pp.top" 2> "$tmp/pp.err"
+	impact=$(grep -m 1 -E "^ +[-+][0-9.]+ %  .*gt_barrier.c:$line_a " "$tmp/fixed.txt" |
+		 awk '{ v = $1; sub(/^\+/, "", v); printf "%d", v * 100 + (v < 0 ? -0.5 : 0.5) }')
+	top=$(grep -m 1 -E '^ +[0-9]+ ' "$tmp/pp.top")
+	say "go tool pprof: $top; the table: impact $impact"
+	case $top in
+	*"gt_barrier.c:$line_a"*) ;;
+	*) show "$tmp/pp.top"; show "$tmp/pp.err"; return 1 ;;
+	esac
+	# The table rounds to a tenth of a percent.
+	echo "$top" | awk -v t="$impact" '{ d = $1 - t; exit !(d >= -5 && d <= 5) }'
+}
+
 test_cprof_h() { test_declared sdt; }
 test_coz_h() { test_declared coz; }
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..8"
 run_test "causal usage errors are caught before the program starts" test_usage
 run_test "--fixed-line: a()'s curve rises, no other line is tried" test_fixed_line
 run_test "report --coz loads in Coz's viewer, a()'s curve rising" test_coz_viewer
+run_test "report --plot draws a()'s rows and a fitted curve" test_plot
+run_test "report --causal --pprof: go tool pprof shows a()'s impact first" test_pprof
 run_test "default mode, FILE:LINE point: a() first, b() flat" test_default
 run_test "a cprof.h point is found without --progress" test_cprof_h
 run_test "a coz.h counter is read without --progress" test_coz_h

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,6 +28,8 @@
 #include "array.h"
 #include "causal.h"
 #include "cprof.h"
+#include "pprof.h"
+#include "profile.h"
 #include "strtab.h"
 
 #define BOOTSTRAP	400
@@ -65,6 +68,7 @@ struct cline {
 };
 
 struct causal {
+	struct cp_profile *prof;	/* --pprof: the lines' impacts */
 	struct cp_strtab strs;
 	struct cpoint points[MAX_POINTS];
 	unsigned int nr_points;
@@ -252,13 +256,27 @@ static double speedup_of(const struct causal *c, unsigned int pi, const uint32_t
 	return (period(&s0, kind) - period(&s, kind)) / period(&s0, kind);
 }
 
-/* One line's rows for point @pi, and its impact; prints them when @out. */
-static double line_rows(struct causal *c, unsigned int pi, uint32_t line, const uint32_t *base,
-			size_t nb, uint32_t *cell, FILE *out)
+/* A row of a line's curve: at line speedup sp (per mille), program speedup y. */
+struct crow {
+	uint32_t sp;
+	double y, lo, hi;		/* lo, hi: the interval, when n >= 2 */
+	size_t n;
+};
+
+#define MAX_ROWS	20
+#define CP_MAX_CHARTS	9	/* per progress point */
+
+/*
+ * The rows of @line for point @pi (with intervals when @intervals), into
+ * @rows; their number. *@impact: the area under the curve.
+ */
+static size_t line_curve(struct causal *c, unsigned int pi, uint32_t line, const uint32_t *base,
+			 size_t nb, uint32_t *cell, bool intervals, struct crow *rows,
+			 double *impact)
 {
 	double boot[BOOTSTRAP], y, prev_x = 0, prev_y = 0, area = 0;
+	size_t n, i, nr = 0;
 	uint32_t sp;
-	size_t n, i;
 
 	for (sp = 50; sp <= 1000; sp += 50) {
 		n = select_exps(c, line, sp, cell);
@@ -270,22 +288,177 @@ static double line_rows(struct causal *c, unsigned int pi, uint32_t line, const 
 		area += (sp / 1000.0 - prev_x) * (y + prev_y) / 2;
 		prev_x = sp / 1000.0;
 		prev_y = y;
-		if (!out)
-			continue;
-		fprintf(out, "            %3u %%        %+6.1f %%", sp / 10, 100 * y);
-		if (n >= 2 && nb >= 2) {
+		rows[nr] = (struct crow){ .sp = sp, .y = y, .lo = NAN, .hi = NAN, .n = n };
+		if (intervals && n >= 2 && nb >= 2) {
 			c->rng = 0x853c49e6748fea9bULL ^ (line * 1000ULL + sp);
 			for (i = 0; i < BOOTSTRAP; i++)
 				boot[i] = speedup_of(c, pi, base, nb, cell, n, c);
 			qsort(boot, BOOTSTRAP, sizeof(boot[0]), cmp_double);
-			fprintf(out, "   [%+6.1f, %+6.1f]", 100 * boot[BOOTSTRAP / 40],
-				100 * boot[BOOTSTRAP - 1 - BOOTSTRAP / 40]);
-		} else {
-			fprintf(out, "%19s", "");
+			rows[nr].lo = boot[BOOTSTRAP / 40];
+			rows[nr].hi = boot[BOOTSTRAP - 1 - BOOTSTRAP / 40];
 		}
-		fprintf(out, "   %zu\n", n);
+		nr++;
 	}
-	return area + (1 - prev_x) * prev_y;
+	*impact = area + (1 - prev_x) * prev_y;
+	return nr;
+}
+
+static void print_rows(const struct crow *rows, size_t nr, FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "      line speedup   program speedup   95%% interval       experiments\n");
+	for (i = 0; i < nr; i++) {
+		fprintf(out, "            %3u %%        %+6.1f %%", rows[i].sp / 10, 100 * rows[i].y);
+		if (!isnan(rows[i].lo))
+			fprintf(out, "   [%+6.1f, %+6.1f]", 100 * rows[i].lo, 100 * rows[i].hi);
+		else
+			fprintf(out, "%19s", "");
+		fprintf(out, "   %zu\n", rows[i].n);
+	}
+}
+
+/*
+ * The curve fitted to @rows: y = a * min(x, cap), least squares weighted by
+ * experiments, cap from 5 to 100 % (a line that stops paying, or one that
+ * keeps paying).
+ */
+static void fit(const struct crow *rows, size_t nr, double *a, double *cap)
+{
+	double best = INFINITY, xc, sxy, sxx, err, k;
+	unsigned int ci;
+	size_t i;
+
+	*a = 0;
+	*cap = 1;
+	for (ci = 1; ci <= 20; ci++) {
+		xc = ci / 20.0;
+		sxy = sxx = err = 0;
+		for (i = 0; i < nr; i++) {
+			double x = fmin(rows[i].sp / 1000.0, xc);
+
+			sxy += rows[i].n * x * rows[i].y;
+			sxx += rows[i].n * x * x;
+		}
+		k = sxx ? sxy / sxx : 0;
+		for (i = 0; i < nr; i++) {
+			double d = rows[i].y - k * fmin(rows[i].sp / 1000.0, xc);
+
+			err += rows[i].n * d * d;
+		}
+		if (err < best - 1e-12) {
+			best = err;
+			*a = k;
+			*cap = xc;
+		}
+	}
+}
+
+static void xml_str(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+#define PLOT_W		340
+#define PLOT_H		220
+#define PLOT_COLS	3
+#define ML		52	/* margins: left, right, top, bottom */
+#define MR		12
+#define MT		34
+#define MB		36
+
+struct chart {
+	const char *title;
+	double impact;
+	struct crow rows[MAX_ROWS];
+	size_t nr;
+};
+
+/* One chart at (@x0, @y0), y from @ylo to @yhi. */
+static void plot_chart(FILE *f, const struct chart *ch, int x0, int y0, double ylo, double yhi)
+{
+	double pw = PLOT_W - ML - MR, ph = PLOT_H - MT - MB, a, cap, t;
+	const char *base = strrchr(ch->title, '/');
+	size_t i;
+
+#define PX(x) (x0 + ML + (x) * pw)
+#define PY(y) (y0 + MT + (yhi - (y)) / (yhi - ylo) * ph)
+	fprintf(f, "<g>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fff\" stroke=\"#ccc\"/>\n",
+		x0 + 2, y0 + 2, PLOT_W - 4, PLOT_H - 4);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\" font-weight=\"bold\">", x0 + 10, y0 + 18);
+	xml_str(f, base ? base + 1 : ch->title);
+	fprintf(f, "</text>\n<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">impact %+.1f %%</text>\n",
+		x0 + PLOT_W - 10, y0 + 18, 100 * ch->impact);
+	/* Axes, the zero line, ticks every 20 % of line speedup. */
+	for (t = 0; t <= 1.0001; t += 0.2)
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n"
+			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\">%.0f%%</text>\n",
+			PX(t), PY(yhi), PX(t), PY(ylo), PX(t), PY(ylo) + 13, 100 * t);
+	for (i = 0; i <= 4; i++) {
+		t = ylo + (yhi - ylo) * i / 4;
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%+.0f%%</text>\n",
+			PX(0) - 4, PY(t) + 3, 100 * t);
+	}
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n",
+		PX(0), PY(0), PX(1), PY(0));
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n",
+		PX(0), PY(ylo), PX(0), PY(yhi));
+	fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">line speedup</text>\n",
+		PX(0.5), y0 + PLOT_H - 6);
+	fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\" transform=\"rotate(-90 %d %.1f)\">program speedup</text>\n",
+		x0 + 12, PY((ylo + yhi) / 2), x0 + 12, PY((ylo + yhi) / 2));
+	/* The fitted curve: a * min(x, cap). */
+	fit(ch->rows, ch->nr, &a, &cap);
+	fprintf(f, "<polyline class=\"fit\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
+		PX(0), PY(0), PX(cap), PY(fmax(ylo, fmin(yhi, a * cap))), PX(1),
+		PY(fmax(ylo, fmin(yhi, a * cap))));
+	for (i = 0; i < ch->nr; i++) {
+		const struct crow *r = &ch->rows[i];
+
+		if (!isnan(r->lo))
+			fprintf(f, "<line class=\"bar\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1f77b4\"/>\n",
+				PX(r->sp / 1000.0), PY(fmax(ylo, r->lo)), PX(r->sp / 1000.0),
+				PY(fmin(yhi, r->hi)));
+		fprintf(f, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#1f77b4\"><title>%u %%: %+.1f %% (%zu experiments)</title></circle>\n",
+			PX(r->sp / 1000.0), PY(fmax(ylo, fmin(yhi, r->y))), r->sp / 10,
+			100 * r->y, r->n);
+	}
+	fputs("</g>\n", f);
+#undef PX
+#undef PY
+}
+
+/* Every chart of @nc, a progress point's, at @y0: the height used. */
+static int plot_point(FILE *f, const char *name, const struct chart *ch, size_t nc, int y0)
+{
+	double ylo = 0, yhi = 0.1;
+	size_t i, j;
+
+	for (i = 0; i < nc; i++) {
+		for (j = 0; j < ch[i].nr; j++) {
+			const struct crow *r = &ch[i].rows[j];
+
+			ylo = fmin(ylo, isnan(r->lo) ? r->y : fmin(r->y, r->lo));
+			yhi = fmax(yhi, isnan(r->hi) ? r->y : fmax(r->y, r->hi));
+		}
+	}
+	ylo = fmax(ylo, -1) * 1.05;
+	yhi = fmin(yhi, 2) * 1.05;
+	fprintf(f, "<text x=\"10\" y=\"%d\" font-size=\"14\">progress point ", y0 + 20);
+	xml_str(f, name);
+	fputs("</text>\n", f);
+	for (i = 0; i < nc; i++)
+		plot_chart(f, &ch[i], (i % PLOT_COLS) * PLOT_W, y0 + 30 + (i / PLOT_COLS) * PLOT_H,
+			   ylo, yhi);
+	return 30 + (int)((nc + PLOT_COLS - 1) / PLOT_COLS) * PLOT_H;
 }
 
 static int cmp_impact(const void *a, const void *b)
@@ -295,15 +468,59 @@ static int cmp_impact(const void *a, const void *b)
 	return x->impact < y->impact ? 1 : x->impact > y->impact ? -1 : 0;
 }
 
-static void report_point(struct causal *c, unsigned int pi, unsigned int top, uint32_t *base,
-			 uint32_t *cell, FILE *out)
+/*
+ * A line into the pprof of point @pi: a location with its function and
+ * line, one sample whose value is the line's impact in hundredths of a
+ * percent (none below 0: pprof's views sum values) and whose count is its
+ * experiments.
+ */
+static int prof_line(struct causal *c, unsigned int pi, const struct cline *l)
+{
+	const char *name = cp_str(&c->strs, l->line), *colon = strrchr(name, ':');
+	const char *func = cp_str(&c->strs, l->func);
+	struct cp_prof_function f = { 0 };
+	struct cp_prof_line pl;
+	int64_t file, fn, loc, smp, n;
+	uint32_t id;
+	size_t i;
+
+	file = cp_strtab_add(&c->prof->strs, name, colon ? (size_t)(colon - name) : strlen(name));
+	fn = cp_strtab_add_str(&c->prof->strs, *func ? func : name);
+	if (file < 0 || fn < 0)
+		return -ENOMEM;
+	f.name = f.sysname = fn;
+	f.file = file;
+	fn = cp_prof_function(c->prof, &f);
+	if (fn < 0)
+		return -ENOMEM;
+	pl = (struct cp_prof_line){ .function = fn, .line = colon ? atoi(colon + 1) : 0 };
+	/* No mapping: a location of its own per line, at a made-up address. */
+	loc = cp_prof_add_location(c->prof, 0, c->prof->nr_locations + 1, &pl, 1, true);
+	if (loc < 0)
+		return -ENOMEM;
+	id = loc;
+	smp = cp_prof_sample(c->prof, pi, &id, 1, 0, 0, 0);
+	if (smp < 0)
+		return -ENOMEM;
+	for (i = 0, n = 0; i < c->nr_exps; i++)
+		n += counts(&c->exps[i]) && c->exps[i].line == l->line;
+	c->prof->samples[smp].count += n;
+	c->prof->samples[smp].weight += l->impact > 0 ? (uint64_t)(10000 * l->impact + 0.5) : 0;
+	return 0;
+}
+
+static void report_point(struct causal *c, unsigned int pi, const struct cp_causal_opts *o,
+			 uint32_t *base, uint32_t *cell, FILE *out, struct chart *charts,
+			 size_t *nr_charts)
 {
 	const struct cpoint *p = &c->points[pi];
 	struct cline lines[256];
+	struct crow rows[MAX_ROWS];
 	struct sums s0 = { 0 };
-	size_t nb, nl = 0, i, j;
+	size_t nb, nl = 0, nr, i, j;
 	uint32_t visits_none = 0, n_exps = 0;
 
+	*nr_charts = 0;
 	nb = select_exps(c, 0, 0, base);
 	for (i = 0; i < nb; i++)
 		sum_add(&s0, c, &c->exps[base[i]], pi);
@@ -317,18 +534,20 @@ static void report_point(struct causal *c, unsigned int pi, unsigned int top, ui
 		if (!m || !m->visits)
 			visits_none++;
 	}
-	fprintf(out, "\n# progress point %s (%s): %" PRIu64 " visits in %u experiments",
-		cp_str(&c->strs, p->name), p->kind == CAUSALPROF_PP_LATENCY ? "latency" :
-		"throughput", p->visits, n_exps);
-	if (!isnan(period(&s0, p->kind)))
-		fprintf(out, "; baseline %.3f ms %s (%zu experiments at 0 %%)\n",
-			period(&s0, p->kind) / 1e6,
-			p->kind == CAUSALPROF_PP_LATENCY ? "mean latency" : "per visit", nb);
-	else
-		fprintf(out, "; no baseline yet (no visit in a 0 %% experiment)\n");
-	if (n_exps && visits_none * 5 > n_exps)
-		fprintf(out, "# warning: no visit in %u of %u experiments: make the program run longer, or choose a point it passes more often\n",
-			visits_none, n_exps);
+	if (o->table) {
+		fprintf(out, "\n# progress point %s (%s): %" PRIu64 " visits in %u experiments",
+			cp_str(&c->strs, p->name), p->kind == CAUSALPROF_PP_LATENCY ? "latency" :
+			"throughput", p->visits, n_exps);
+		if (!isnan(period(&s0, p->kind)))
+			fprintf(out, "; baseline %.3f ms %s (%zu experiments at 0 %%)\n",
+				period(&s0, p->kind) / 1e6,
+				p->kind == CAUSALPROF_PP_LATENCY ? "mean latency" : "per visit", nb);
+		else
+			fprintf(out, "; no baseline yet (no visit in a 0 %% experiment)\n");
+		if (n_exps && visits_none * 5 > n_exps)
+			fprintf(out, "# warning: no visit in %u of %u experiments: make the program run longer, or choose a point it passes more often\n",
+				visits_none, n_exps);
+	}
 	if (isnan(period(&s0, p->kind)))
 		return;
 
@@ -341,20 +560,35 @@ static void report_point(struct causal *c, unsigned int pi, unsigned int top, ui
 			lines[nl++] = (struct cline){ .line = c->exps[i].line,
 						      .func = c->exps[i].func };
 	}
-	for (i = 0; i < nl; i++)
-		lines[i].impact = line_rows(c, pi, lines[i].line, base, nb, cell, NULL);
-	qsort(lines, nl, sizeof(lines[0]), cmp_impact);
-	fprintf(out, "#\n#  impact   line\n");
-	for (i = 0; i < nl && i < top; i++) {
-		const char *func = cp_str(&c->strs, lines[i].func);
-
-		fprintf(out, "  %+6.1f %%  %s%s%s%s\n", 100 * lines[i].impact,
-			cp_str(&c->strs, lines[i].line), *func ? " (" : "", func, *func ? ")" : "");
-		fprintf(out, "      line speedup   program speedup   95%% interval       experiments\n");
-		line_rows(c, pi, lines[i].line, base, nb, cell, out);
+	for (i = 0; i < nl; i++) {
+		line_curve(c, pi, lines[i].line, base, nb, cell, false, rows, &lines[i].impact);
+		if (c->prof && prof_line(c, pi, &lines[i]))
+			c->prof = NULL;	/* out of memory: reported at the end */
 	}
-	if (nl > top)
-		fprintf(out, "# %zu more lines (--top N shows more)\n", nl - top);
+	qsort(lines, nl, sizeof(lines[0]), cmp_impact);
+	if (o->table)
+		fprintf(out, "#\n#  impact   line\n");
+	for (i = 0; i < nl && i < o->top; i++) {
+		const char *func = cp_str(&c->strs, lines[i].func);
+		double impact;
+
+		nr = line_curve(c, pi, lines[i].line, base, nb, cell, true, rows, &impact);
+		if (o->table) {
+			fprintf(out, "  %+6.1f %%  %s%s%s%s\n", 100 * lines[i].impact,
+				cp_str(&c->strs, lines[i].line), *func ? " (" : "", func,
+				*func ? ")" : "");
+			print_rows(rows, nr, out);
+		}
+		if (charts && i < CP_MAX_CHARTS) {
+			charts[i].title = cp_str(&c->strs, lines[i].line);
+			charts[i].impact = impact;
+			memcpy(charts[i].rows, rows, nr * sizeof(rows[0]));
+			charts[i].nr = nr;
+			*nr_charts = i + 1;
+		}
+	}
+	if (o->table && nl > o->top)
+		fprintf(out, "# %zu more lines (--top N shows more)\n", nl - o->top);
 }
 
 /* A name in JSON: quotes, backslashes and control characters escaped. */
@@ -437,6 +671,72 @@ static void write_coz(const struct causal *c, FILE *f, bool json)
 		fprintf(f, "runtime\ttime=%" PRIu64 "\n", last - first);
 }
 
+/* The charts as one SVG, or an HTML page around it (a .html @path). */
+static int plot_file(const char *path, const char *body, size_t len, int height, FILE *err)
+{
+	size_t n = strlen(path);
+	bool html = n > 5 && !strcmp(path + n - 5, ".html");
+	FILE *f = fopen(path, "we");
+
+	if (!f) {
+		fprintf(err, "cprof report: cannot write %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	if (html)
+		fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cprof causal profile</title></head>\n<body>\n", f);
+	else
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\">\n",
+		PLOT_COLS * PLOT_W, height + 10);
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n");
+	fwrite(body, 1, len, f);
+	fputs("</svg>\n", f);
+	if (html)
+		fputs("</body></html>\n", f);
+	if (ferror(f) | fclose(f)) {
+		fprintf(err, "cprof report: cannot write %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The impacts of point @pi as a gzipped pprof: @path for the first point,
+ * PATH.N.pb.gz (PATH without its .pb.gz) for point N of several.
+ */
+static int pprof_file(const struct causal *c, struct cp_profile *prof, unsigned int pi,
+		      const char *path, FILE *err)
+{
+	char name[PATH_MAX], comment[PATH_MAX + 64];
+	const char *comments[1] = { comment };
+	struct cp_pprof_info info = {
+		.event = pi, .name = "impact", .unit = "count", .period = 1,
+		.comments = comments, .nr_comments = 1,
+	};
+	size_t n = strlen(path);
+	FILE *f;
+	int ret;
+
+	if (pi && n > 6 && !strcmp(path + n - 6, ".pb.gz"))
+		n -= 6;
+	snprintf(name, sizeof(name), pi ? "%.*s.%u.pb.gz" : "%.*s", (int)n, path, pi);
+	snprintf(comment, sizeof(comment),
+		 "causal impact of each line on progress point %s, in hundredths of a percent",
+		 cp_str(&c->strs, c->points[pi].name));
+	f = fopen(name, "we");
+	if (!f) {
+		fprintf(err, "cprof report: cannot write %s: %s\n", name, strerror(errno));
+		return 1;
+	}
+	ret = cp_pprof_write(f, prof, &info);
+	if (fclose(f) || ret) {
+		fprintf(err, "cprof report: cannot write %s: %s\n", name,
+			strerror(ret == -ENOMEM ? ENOMEM : errno));
+		return 1;
+	}
+	return 0;
+}
+
 /* Writes Coz's format to @path; 0 or 1 with the reason on @err. */
 static int coz_file(const struct causal *c, const char *path, bool json, FILE *err)
 {
@@ -460,9 +760,13 @@ int cp_causal_report(struct cp_rec_reader *rd, const struct cp_causal_opts *o, F
 	const struct causalprof_record_hdr *h;
 	struct causal c = { 0 };
 	uint32_t *base = NULL, *cell = NULL;
+	struct chart *charts = NULL;
 	unsigned int i, used = 0, cut = 0;
-	size_t j;
-	int ret;
+	char *body = NULL;
+	size_t j, nc, body_len = 0;
+	struct cp_profile *prof = NULL;
+	FILE *plot = NULL;
+	int ret, height = 0;
 
 	ret = cp_strtab_init(&c.strs);
 	if (ret)
@@ -496,24 +800,63 @@ int cp_causal_report(struct cp_rec_reader *rd, const struct cp_causal_opts *o, F
 		ret = 1;
 		goto out;
 	}
-	if (!o->table) {
+	if (!o->table && !o->plot && !o->pprof) {
 		ret = 0;
 		goto out;
 	}
+	if (o->pprof) {
+		c.prof = calloc(1, sizeof(*c.prof));
+		if (!c.prof || cp_prof_init(c.prof)) {
+			free(c.prof);
+			c.prof = NULL;
+			ret = -ENOMEM;
+			goto out;
+		}
+		prof = c.prof;
+	}
 	base = calloc(c.nr_exps, sizeof(*base));
 	cell = calloc(c.nr_exps, sizeof(*cell));
-	if (!base || !cell) {
+	if (o->plot) {
+		charts = calloc(CP_MAX_CHARTS, sizeof(*charts));
+		plot = open_memstream(&body, &body_len);
+	}
+	if (!base || !cell || (o->plot && (!charts || !plot))) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	fprintf(out, "# causal profile of %s: %u experiments", o->name, used);
-	if (cut)
-		fprintf(out, " (and %u cut short by the end, left out)", cut);
-	fprintf(out, "\n# program speedup if the line were that much faster; impact: the mean over 0-100 %%\n");
-	for (i = 0; i < c.nr_points; i++)
-		report_point(&c, i, o->top, base, cell, out);
+	if (o->table) {
+		fprintf(out, "# causal profile of %s: %u experiments", o->name, used);
+		if (cut)
+			fprintf(out, " (and %u cut short by the end, left out)", cut);
+		fprintf(out, "\n# program speedup if the line were that much faster; impact: the mean over 0-100 %%\n");
+	}
+	for (i = 0; i < c.nr_points; i++) {
+		report_point(&c, i, o, base, cell, out, charts, &nc);
+		if (plot && nc)
+			height += plot_point(plot, cp_str(&c.strs, c.points[i].name), charts, nc,
+					     height);
+	}
 	ret = 0;
+	if (prof && !c.prof)
+		ret = -ENOMEM;
+	for (i = 0; !ret && prof && i < c.nr_points; i++)
+		ret = pprof_file(&c, prof, i, o->pprof, err);
+	if (!ret && plot) {
+		if (fclose(plot))
+			ret = -ENOMEM;
+		plot = NULL;
+		if (!ret)
+			ret = plot_file(o->plot, body, body_len, height, err);
+	}
 out:
+	if (prof) {
+		cp_prof_free(prof);
+		free(prof);
+	}
+	if (plot)
+		fclose(plot);
+	free(body);
+	free(charts);
 	free(base);
 	free(cell);
 	free(c.exps);

@@ -20,6 +20,8 @@ struct cp_causal_opts {
 	unsigned int top;		/* lines per progress point */
 	const char *coz;		/* write Coz's profile.coz format there */
 	const char *coz_jsonl;		/* and its JSON lines there */
+	const char *plot;		/* charts of the top lines: SVG, or HTML (.html) */
+	const char *pprof;		/* the lines' impacts as a gzipped pprof */
 };
 
 /*

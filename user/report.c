@@ -42,6 +42,7 @@ static const char usage_text[] =
 	"       cprof report [-i FILE] --pprof OUT [--labels] [--event EV] [--force]\n"
 	"                    [--symfs DIR]\n"
 	"       cprof report [-i FILE] --causal [--top N] [--coz FILE] [--coz-jsonl FILE]\n"
+	"                    [--plot FILE.svg|FILE.html] [--pprof OUT]\n"
 	"\n"
 	"Summarize a recording made by 'cprof record': for each event, the weight of\n"
 	"its samples (nanoseconds for cpu-clock, events otherwise) by function, as\n"
@@ -68,6 +69,13 @@ static const char usage_text[] =
 	"      --coz FILE         write the causal experiments in Coz's profile.coz\n"
 	"                         format (its viewer reads it), with or without --causal\n"
 	"      --coz-jsonl FILE   the same in Coz's JSON-lines format\n"
+	"      --plot FILE        a chart per top line (9 at most) of each progress\n"
+	"                         point: program speedup against line speedup, with\n"
+	"                         intervals and a fitted curve; SVG, or a page if FILE\n"
+	"                         ends in .html (self-contained)\n"
+	"                         With --causal, --pprof OUT writes each line's impact\n"
+	"                         as a pprof (hundredths of a percent; one file per\n"
+	"                         progress point, OUT.N.pb.gz for the second on)\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"Exit status: 0 success; 1 failure (cannot read, cannot write); 2 usage error,\n"
@@ -945,7 +953,7 @@ int cmd_report(int argc, char *argv[])
 {
 	enum {
 		OPT_LINES = 0x100, OPT_THREADS, OPT_LABELS, OPT_SYMFS, OPT_FORCE, OPT_FRACTION,
-		OPT_CAUSAL, OPT_TOP, OPT_COZ, OPT_COZ_JSONL,
+		OPT_CAUSAL, OPT_TOP, OPT_COZ, OPT_COZ_JSONL, OPT_PLOT,
 	};
 	static const struct option opts[] = {
 		{ "input",   required_argument, NULL, 'i' },
@@ -961,6 +969,7 @@ int cmd_report(int argc, char *argv[])
 		{ "top",     required_argument, NULL, OPT_TOP },
 		{ "coz",     required_argument, NULL, OPT_COZ },
 		{ "coz-jsonl", required_argument, NULL, OPT_COZ_JSONL },
+		{ "plot",    required_argument, NULL, OPT_PLOT },
 		{ "help",    no_argument,	NULL, 'h' },
 		{ }
 	};
@@ -1020,6 +1029,9 @@ int cmd_report(int argc, char *argv[])
 		case OPT_COZ_JSONL:
 			co.coz_jsonl = optarg;
 			break;
+		case OPT_PLOT:
+			co.plot = optarg;
+			break;
 		case OPT_TOP:
 			errno = 0;
 			top = strtoul(optarg, &end, 10);
@@ -1057,9 +1069,9 @@ int cmd_report(int argc, char *argv[])
 		fprintf(stderr, "%s: --pprof takes a file name\n", o.prog);
 		return 2;
 	}
-	if ((co.table || co.coz || co.coz_jsonl) &&
-	    (lines || threads || o.pprof || o.labels || o.event)) {
-		fprintf(stderr, "%s: --causal, --coz and --coz-jsonl go with -i and --top only\n",
+	if ((co.table || co.coz || co.coz_jsonl || co.plot) &&
+	    (lines || threads || o.labels || o.event || (o.pprof && !co.table))) {
+		fprintf(stderr, "%s: --causal, --coz, --coz-jsonl and --plot go with -i, --top and (--causal) --pprof only\n",
 			o.prog);
 		fputs(usage_text, stderr);
 		return 2;
@@ -1072,8 +1084,10 @@ int cmd_report(int argc, char *argv[])
 		/* Not a recording (or a damaged header) is damage; a missing file is not. */
 		return err == -EINVAL ? 2 : 1;
 	}
-	if (co.table || co.coz || co.coz_jsonl) {
+	if (co.table || co.coz || co.coz_jsonl || co.plot) {
 		co.name = o.input;
+		co.pprof = o.pprof;
+		co.table = co.table && !o.pprof;
 		ret = cp_causal_report(&rd, &co, stdout, stderr);
 		if (ret < 0)
 			fprintf(stderr, "%s: %s: %s\n", o.prog, o.input, strerror(-ret));
