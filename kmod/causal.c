@@ -4,13 +4,24 @@
  * runs, a sample of a target thread whose user IP, or one of whose user
  * return addresses - 1, lies in the selected code is a hit: the thread's
  * local delay grows by speedup * period, and the global delay becomes the
- * largest local one. Every target thread owes global - local and pays by
+ * largest local one (threads that run the selected code at the same time
+ * delay the others once, not once each). A thread that hits while it owes
+ * more than two periods runs the code at another point of virtual time
+ * than the threads that are even: its hits add to the global delay.
+ * Every target thread owes global - local (plus a lag, below) and pays by
  * sleeping in task context: the overflow handler queues task_work that
- * runs on the thread's return to user mode. A thread woken by a target
- * thread is credited with the delay inserted while it was blocked, up to its
- * waker's local delay (it does not pay again for what its waker accounted,
- * but still owes what it owed when it blocked); a new thread starts with
- * its parent's.
+ * runs on the thread's return to user mode. A new thread starts owing what
+ * its parent owes.
+ *
+ * Wake-ups (cp_causal_wake()) follow Coz's rule, with what Coz gets from
+ * wrapping pthreads done at the wake-up instead: Coz makes a waker pay
+ * what it owes before it wakes anyone, and credits the wakee with the
+ * delay inserted while it waited. In the kernel the waker cannot sleep at
+ * try_to_wake_up(), so the wake-up comes early by what the waker owes, and
+ * the wakee takes that on as its lag: it owes at least as much as its
+ * waker. A thread that blocked owing a debt counts the time it was blocked
+ * as paid: where Coz would have paid first and blocked after, the wait
+ * began that much later.
  *
  * Contexts: cp_causal_sample() runs in NMI or hard irq, the hooks under
  * the scheduler's locks; both only read exp and update the task table with
@@ -37,6 +48,7 @@
 #include <linux/debugfs.h>
 #include <linux/init.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
@@ -258,9 +270,30 @@ void cp_causal_uninit(void)
 	cp_tasks_free();
 }
 
+/*
+ * Debts are paid once they reach this. Every payment costs a timer and two
+ * context switches (in a VM, a vCPU halted and woken up again, which slows
+ * the other vCPUs down): paying, at every sample, the little the last
+ * samples' hits added costs more than it delays, and slows the threads the
+ * experiment must not slow. (Coz pays every ten samples.)
+ */
+static unsigned int min_pause_us = 2000;
+module_param(min_pause_us, uint, 0644);
+MODULE_PARM_DESC(min_pause_us, "Smallest debt a thread pays, microseconds (default 2000)");
+
+/* What t owes now, ns (may be negative). */
+static s64 owed(struct cp_task *t)
+{
+	return atomic64_read(&exp.global) - atomic64_read(&t->local) + atomic64_read(&t->lag);
+}
+
+/* Paid slept ns: its lag first. Only t itself pays, so lag only grows meanwhile. */
 static void account(struct cp_task *t, u64 slept, bool capped)
 {
-	atomic64_add(slept, &t->local);
+	s64 lag = atomic64_read(&t->lag), off = min_t(s64, max_t(s64, lag, 0), slept);
+
+	atomic64_sub(off, &t->lag);
+	atomic64_add(slept - off, &t->local);
 	atomic64_add(slept, &t->paid_ns);
 	atomic_inc(&t->payments);
 	atomic64_inc(&exp.payments);
@@ -272,30 +305,36 @@ static void account(struct cp_task *t, u64 slept, bool capped)
 }
 
 /*
- * On the way back to user mode (or in do_exit()): sleep off what the
- * thread owes, up to max_pause_us; the next sample queues the rest. As in
- * Coz, the time actually slept is what is credited, also when the
- * experiment's stop cut the sleep short: the stop waits for its payers
- * before anything reads the totals, and no experiment starts before.
+ * On the way back to user mode: sleep off what the thread owes,
+ * max_pause_us at a time, until it owes less than min_pause_us. As in Coz,
+ * the time actually slept is what is credited, also when the experiment's
+ * stop cut the sleep short: the stop waits for its payers before anything
+ * reads the totals, and no experiment starts before.
  */
 static noinline void settle(struct cp_task *t)
 {
+	s64 debt, least = 1;
 	u32 id = t->exp;
-	s64 owed;
 	u64 t0, amount;
 
 	if ((current->flags & PF_EXITING) || !exp_live(id))
 		return;
-	owed = atomic64_read(&exp.global) - atomic64_read(&t->local);
-	if (owed <= 0)
-		return;
-	amount = min_t(u64, owed, exp.max_pause_ns);
 	atomic_inc(&exp.paying);
 	atomic_or(CP_TASK_PAYING, &t->flags);
-	t0 = ktime_get_ns();
-	__wait_event_hrtimeout(pay_wq, !exp_live(id), ns_to_ktime(amount), TASK_KILLABLE);
-	if (READ_ONCE(exp.id) == id)
-		account(t, ktime_get_ns() - t0, amount < owed);
+	/*
+	 * Again while what was inserted during the sleep is due: a thread
+	 * that ran between its payments would work while it owes, and with
+	 * the selected code running all the time it would never catch up.
+	 */
+	while (exp_live(id) && !fatal_signal_pending(current) && (debt = owed(t)) >= least) {
+		amount = min_t(u64, debt, exp.max_pause_ns);
+		t0 = ktime_get_ns();
+		__wait_event_hrtimeout(pay_wq, !exp_live(id), ns_to_ktime(amount), TASK_KILLABLE);
+		if (READ_ONCE(exp.id) != id)
+			break;
+		account(t, ktime_get_ns() - t0, amount < debt);
+		least = max_t(s64, (s64)READ_ONCE(min_pause_us) * NSEC_PER_USEC, 1);
+	}
 	atomic_andnot(CP_TASK_PAYING, &t->flags);
 	if (atomic_dec_and_test(&exp.paying))
 		wake_up(&done_wq);
@@ -375,16 +414,19 @@ static void raise_global(s64 local)
 		;
 }
 
-/*
- * Debts are paid once they reach this. Every payment costs a timer and two
- * context switches (in a VM, a vCPU halted and woken up again, which slows
- * the other vCPUs down): paying, at every sample, the little the last
- * samples' hits added costs more than it delays, and slows the threads the
- * experiment must not slow. (Coz pays every ten samples.)
- */
-static unsigned int min_pause_us = 2000;
-module_param(min_pause_us, uint, 0644);
-MODULE_PARM_DESC(min_pause_us, "Smallest debt a thread pays, microseconds (default 2000)");
+/* A hit of @delay ns by @t. */
+static void hit(struct cp_task *t, s64 delay)
+{
+	s64 behind = atomic64_read(&exp.global) - atomic64_read(&t->local);
+
+	atomic64_inc(&exp.hits);
+	if (behind > 2 * delay) {
+		atomic64_add(delay, &t->local);
+		atomic64_add(delay, &exp.global);
+		return;
+	}
+	raise_global(atomic64_add_return(delay, &t->local));
+}
 
 /*
  * NMI or hard irq, current is a target task. Payment is queued only from a
@@ -398,7 +440,7 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 	u32 id = exp_current();
 	struct cp_task *t;
 	u64 weight;
-	s64 owed;
+	s64 debt;
 
 	if (!id || (current->flags & (PF_KTHREAD | PF_EXITING)))
 		return;
@@ -413,12 +455,10 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 	/* It runs: marks of a wait are stale. */
 	if (atomic_read(&t->flags) & (CP_TASK_BLOCKED | CP_TASK_WOKEN))
 		atomic_andnot(CP_TASK_BLOCKED | CP_TASK_WOKEN, &t->flags);
-	if (timed && nu && in_ranges(current->tgid, uips, nu)) {
-		atomic64_inc(&exp.hits);
-		raise_global(atomic64_add_return(weight * exp.speedup / 1000, &t->local));
-	}
-	owed = atomic64_read(&exp.global) - atomic64_read(&t->local);
-	if (!user || owed <= 0 || owed < (s64)READ_ONCE(min_pause_us) * NSEC_PER_USEC)
+	if (timed && nu && in_ranges(current->tgid, uips, nu))
+		hit(t, weight * exp.speedup / 1000);
+	debt = owed(t);
+	if (!user || debt <= 0 || debt < (s64)READ_ONCE(min_pause_us) * NSEC_PER_USEC)
 		return;
 	if (atomic_fetch_or(CP_TASK_QUEUED, &t->flags) & CP_TASK_QUEUED)
 		return;
@@ -451,14 +491,7 @@ void cp_causal_fork(struct task_struct *parent, struct task_struct *child)
 		return;
 	}
 	atomic64_set(&c->local, local);
-}
-
-static void raise_local(struct cp_task *t, s64 local)
-{
-	s64 cur = atomic64_read(&t->local);
-
-	while (local > cur && !atomic64_try_cmpxchg(&t->local, &cur, local))
-		;
+	atomic64_set(&c->lag, p ? atomic64_read(&p->lag) : 0);
 }
 
 static bool inherit = true;
@@ -466,9 +499,10 @@ module_param(inherit, bool, 0644);
 MODULE_PARM_DESC(inherit, "Wake-ups pass the waker's delay on (default 1; 0 to measure without)");
 
 /*
- * A target task blocks (schedule() with prev_state set): the global delay
- * now, so that its wake-up credits what was inserted while it slept and
- * nothing before. Under the runqueue lock, interrupts off.
+ * A target task blocks (schedule() with prev_state set): the global delay,
+ * what it owes and the time now, so that its wake-up credits what was
+ * inserted while it waited and nothing before. Under the runqueue lock,
+ * interrupts off.
  */
 void cp_causal_block(struct task_struct *t)
 {
@@ -488,31 +522,52 @@ void cp_causal_block(struct task_struct *t)
 	if (atomic_fetch_andnot(CP_TASK_WOKEN, &b->flags) & CP_TASK_WOKEN)
 		return;
 	atomic64_set(&b->blocked_at, atomic64_read(&exp.global));
+	atomic64_set(&b->blocked_owed, max_t(s64, owed(b), 0));
+	atomic64_set(&b->blocked_ns, ktime_get_mono_fast_ns());
 	atomic_or(CP_TASK_BLOCKED, &b->flags);
 }
 
 /*
- * try_to_wake_up() of wakee by current. Only a target task woken from task
- * context by a target task inherits: a wake-up from an interrupt or a
- * softirq (timer, I/O completion) or by another task leaves the wakee
- * owing what accrued while it slept.
+ * What a thread that blocked owing debt ns still owes, woken after waiting
+ * waited ns while inserted ns were inserted. Coz would have had it pay
+ * first, and only then wait: with delay inserted at the rate r = inserted
+ * / waited meanwhile, paying takes debt / (1 - r) (what is inserted while
+ * it pays is owed too), forever if r >= 1. The wait stands for that
+ * payment: once it is over, what the thread waited longer is credited;
+ * before, it owes what it did not pay.
+ */
+static s64 still_owed(s64 debt, s64 inserted, s64 waited)
+{
+	if (debt <= 0)
+		return 0;
+	inserted = max_t(s64, inserted, 0);
+	if (inserted < waited &&
+	    waited >= mul_u64_u64_div_u64(debt, waited, waited - inserted))
+		return 0;
+	return max_t(s64, debt + inserted - waited, 0);
+}
+
+/*
+ * try_to_wake_up() of wakee by current, under wakee's pi_lock. Only a
+ * target task woken from task context by a target task inherits: a
+ * wake-up from an interrupt or a softirq (timer, I/O completion) or by
+ * another task leaves the wakee owing what accrued while it slept, as a
+ * timed sleep must.
  *
- * Coz's rule: the wakee is credited with the delay inserted while it was
- * blocked, and only that (a debt it had when it blocked is still owed: it
- * reached the point where it blocked that much later in virtual time).
- * The waker may not have paid its own debt yet (it pays on its way back to
- * user mode): the credit stops at what the waker accounted for, its local
- * delay. A wakee that has no slot yet slept since before the experiment
- * began: it gets the waker's local delay, as if it had blocked at the
- * start. One that has a slot but no mark was woken before it switched out
- * (try_to_wake_up() may fire before schedule() puts it to sleep, and then
- * the switch must not mark it: CP_TASK_WOKEN), or runs: it waited for
- * nothing, and keeps what it owes.
+ * Coz's rule (see the top of the file): the wakee owes what it still owed
+ * of its own when the wait ended (still_owed()), or what its waker owes,
+ * whichever is more; it is credited with the delay inserted while it
+ * waited. Both become its lag, its local delay the global one. A wakee that
+ * has no slot yet slept since before the experiment began: it owes what its
+ * waker owes. One that has a slot but no mark was woken before it switched
+ * out (try_to_wake_up() may fire before schedule() puts it to sleep, and
+ * then the switch must not mark it: CP_TASK_WOKEN): it waited for nothing,
+ * and owes what it owed, or its waker's debt if that is more.
  */
 void cp_causal_wake(struct task_struct *wakee, bool by_target)
 {
 	struct cp_task *w, *u;
-	s64 local, credit;
+	s64 global, debt, mine;
 
 	if (!exp_current() || !READ_ONCE(inherit))
 		return;
@@ -526,7 +581,8 @@ void cp_causal_wake(struct task_struct *wakee, bool by_target)
 	w = cp_task_get(current->pid, false);
 	if (!w)
 		return;
-	local = atomic64_read(&w->local);
+	global = atomic64_read(&exp.global);
+	debt = max_t(s64, owed(w), 0);
 	u = cp_task_get(wakee->pid, false);
 	if (!u) {
 		/* Not seen in this experiment: asleep since before its start. */
@@ -535,20 +591,25 @@ void cp_causal_wake(struct task_struct *wakee, bool by_target)
 			atomic64_inc(&exp.table_full);
 			return;
 		}
-		raise_local(u, local);
+		atomic64_set(&u->local, global);
+		atomic64_set(&u->lag, debt);
 		atomic64_inc(&exp.inherited);
 		return;
 	}
-	/* Not marked: woken before it switched out (or running): no wait to credit. */
+	/* Not marked: woken before it switched out. No wait to credit. */
 	if (!(atomic_fetch_andnot(CP_TASK_BLOCKED, &u->flags) & CP_TASK_BLOCKED)) {
 		atomic_or(CP_TASK_WOKEN, &u->flags);
+		mine = owed(u);
+		if (debt > mine)
+			atomic64_add(debt - mine, &u->lag);
 		return;
 	}
-	credit = local - atomic64_read(&u->blocked_at);
-	if (credit > 0) {
-		atomic64_add(credit, &u->local);
-		atomic64_inc(&exp.inherited);
-	}
+	mine = still_owed(atomic64_read(&u->blocked_owed),
+			  global - atomic64_read(&u->blocked_at),
+			  ktime_get_mono_fast_ns() - atomic64_read(&u->blocked_ns));
+	atomic64_set(&u->local, global);
+	atomic64_set(&u->lag, max(mine, debt));
+	atomic64_inc(&exp.inherited);
 }
 
 void cp_causal_exit(struct task_struct *t)

@@ -23,7 +23,10 @@ struct cp_task {
 	atomic_t tid;			/* 0: free; CP_TASK_DEAD: exited */
 	atomic_t flags;
 	atomic64_t local;		/* delay accounted for, ns */
+	atomic64_t lag;			/* owed besides global - local, ns */
 	atomic64_t blocked_at;		/* the global delay when it last blocked */
+	atomic64_t blocked_owed;	/* what it owed then, ns */
+	atomic64_t blocked_ns;		/* and when (ktime_get_mono_fast_ns()) */
 	atomic64_t paid_ns;		/* slept in payments */
 	atomic_t payments;
 	u32 exp;			/* experiment the queued work belongs to */
