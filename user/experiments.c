@@ -20,6 +20,11 @@
  * that maps its file (each process its own addresses: ASLR), up to the
  * module's 16 ranges, largest first.
  *
+ * --end-to-end: one experiment per run of the program, from as soon as the
+ * run's process maps the line drawn (from the samples of the runs before,
+ * or its own first ones) to the run's end, the progress point; no cool-off
+ * (the next run is a new process).
+ *
  * Ordering: the EXPERIMENT record of a stop may arrive during the stop
  * request itself; the counters' deltas are taken before the request, and
  * the state says STOPPING before it, so the record always finds them.
@@ -111,6 +116,7 @@ struct cp_xp {
 	uint64_t due;		/* RUNNING: its end; STOPPING: give up; IDLE: cool-off end */
 	uint64_t len_ns;
 	bool finishing;
+	bool run_open;		/* --end-to-end: a run without its experiment yet */
 	struct causalprof_exp_point deltas[64];
 	unsigned int nr_deltas;
 
@@ -445,7 +451,7 @@ static void on_experiment(struct cp_xp *x, const struct causalprof_experiment *e
 		x->len_ns = x->len_ns / 2 > x->o.min_ns ? x->len_ns / 2 : x->o.min_ns;
 	cool = COOLOFF_FACTOR * e->inserted_ns;
 	now = e->time_ns;
-	x->due = now + (cool > COOLOFF_MIN_NS ? cool : COOLOFF_MIN_NS);
+	x->due = x->o.end_to_end ? 0 : now + (cool > COOLOFF_MIN_NS ? cool : COOLOFF_MIN_NS);
 	x->state = x->finishing ? XP_DONE : XP_IDLE;
 }
 
@@ -491,11 +497,14 @@ void cp_xp_record(struct cp_xp *x, const struct causalprof_record_hdr *h)
 	}
 }
 
-/* The line of the next experiment, drawn from the recent samples; -1 if none. */
+/*
+ * The line of the next experiment, drawn from the recent samples; -1 if
+ * none. The draw starts the next count once the experiment starts
+ * (forget_recent()).
+ */
 static int64_t draw_line(struct cp_xp *x)
 {
 	uint64_t r, acc = 0;
-	int64_t line = -1;
 	size_t i;
 
 	if (x->fixed >= 0)
@@ -505,13 +514,20 @@ static int64_t draw_line(struct cp_xp *x)
 	r = rnd(x) % x->total_recent;
 	for (i = 0; i < x->nr_recent; i++) {
 		acc += x->lines[x->recent[i]].recent;
-		if (line < 0 && r < acc)
-			line = x->recent[i];
-		x->lines[x->recent[i]].recent = 0;
+		if (r < acc)
+			return x->recent[i];
 	}
+	return -1;
+}
+
+static void forget_recent(struct cp_xp *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nr_recent; i++)
+		x->lines[x->recent[i]].recent = 0;
 	x->nr_recent = 0;
 	x->total_recent = 0;
-	return line;
 }
 
 static uint32_t draw_speedup(struct cp_xp *x)
@@ -596,9 +612,13 @@ static void start_one(struct cp_xp *x, uint64_t now)
 	}
 	nr = line_ranges(x, line, ranges);
 	if (!nr) {
+		/* Not mapped (yet, or any more): drawn again from more samples. */
+		if (!x->o.end_to_end)
+			forget_recent(x);
 		x->due = now + IDLE_POLL_NS;
 		return;
 	}
+	forget_recent(x);
 	x->line = line;
 	x->speedup = draw_speedup(x);
 	x->flags = (x->fixed >= 0 ? CP_CAUSAL_F_FIXED_LINE : 0) |
@@ -618,7 +638,8 @@ static void start_one(struct cp_xp *x, uint64_t now)
 		return;
 	}
 	x->state = XP_RUNNING;
-	x->due = now + x->len_ns;
+	x->due = x->o.end_to_end ? UINT64_MAX : now + x->len_ns;
+	x->run_open = false;
 }
 
 static void stop_one(struct cp_xp *x, uint64_t now)
@@ -653,7 +674,7 @@ uint64_t cp_xp_tick(struct cp_xp *x, uint64_t now)
 		}
 		break;
 	case XP_IDLE:
-		if (!x->finishing && now >= x->due)
+		if (!x->finishing && now >= x->due && (!x->o.end_to_end || x->run_open))
 			start_one(x, now);
 		break;
 	case XP_DONE:
@@ -663,12 +684,34 @@ uint64_t cp_xp_tick(struct cp_xp *x, uint64_t now)
 		x->state = XP_DONE;
 	if (x->state == XP_DONE)
 		return UINT64_MAX;
+	if (x->state == XP_IDLE && x->o.end_to_end && !x->run_open)
+		return UINT64_MAX;	/* until the next run */
 	next = x->due > now ? x->due - now : 0;
 	if (x->state == XP_RUNNING && cp_points_need_integration(x->points)) {
 		cp_points_integrate(x->points, now);
 		next = next < INTEGRATE_NS ? next : INTEGRATE_NS;
 	}
 	return next;
+}
+
+void cp_xp_run_begin(struct cp_xp *x)
+{
+	x->run_open = true;
+	x->due = 0;
+}
+
+bool cp_xp_run_end(struct cp_xp *x, uint64_t now)
+{
+	x->run_open = false;
+	if (x->state != XP_RUNNING)
+		return false;
+	stop_one(x, now);
+	return true;
+}
+
+bool cp_xp_ready(const struct cp_xp *x)
+{
+	return x->state == XP_IDLE || x->state == XP_DONE;
 }
 
 /*

@@ -31,6 +31,7 @@ struct cp_xp_opts {
 	uint64_t min_ns, max_ns;	/* an experiment's length */
 	unsigned int target_visits;	/* fewer: the next one is twice as long */
 	unsigned int seed;
+	bool end_to_end;		/* one experiment per run, as long as the run */
 };
 
 struct cp_xp;
@@ -52,6 +53,15 @@ void cp_xp_free(struct cp_xp *x);
 void cp_xp_record(struct cp_xp *x, const struct causalprof_record_hdr *h);
 /* Starts or stops what is due at @now; returns ns until it is next due. */
 uint64_t cp_xp_tick(struct cp_xp *x, uint64_t now);
+/*
+ * --end-to-end: a run began (its experiment starts as soon as a line in
+ * scope is known and the run's process maps it), or ended (its experiment
+ * stops; false if none had started). Between runs, ready says whether the
+ * last one's record is in: the next run may begin.
+ */
+void cp_xp_run_begin(struct cp_xp *x);
+bool cp_xp_run_end(struct cp_xp *x, uint64_t now);
+bool cp_xp_ready(const struct cp_xp *x);
 /* The target is gone or cprof stops: no new experiment. */
 void cp_xp_finish(struct cp_xp *x);
 /* One line for the status: experiments done, the current one. */

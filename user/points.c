@@ -260,6 +260,27 @@ int cp_points_discover(struct cp_points *p, const char *exe, bool can_preload,
 	return 0;
 }
 
+int cp_points_add_runs(struct cp_points *p)
+{
+	struct cp_point *pt = point_new(p, CAUSALPROF_PP_THROUGHPUT, CP_PP_COUNTER,
+					"end-to-end", "--end-to-end");
+
+	if (!pt)
+		return -ENOMEM;
+	pt->id = CP_PP_COUNTER_ID + (p->nr - 1);
+	p->runs = true;
+	return 0;
+}
+
+void cp_points_run_ended(struct cp_points *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr; i++)
+		if (!strcmp(p->pt[i].spec, "--end-to-end") && p->pt[i].source == CP_PP_COUNTER)
+			p->pt[i].now_count++;
+}
+
 int cp_points_child_env(const struct cp_points *p)
 {
 	return p->coz ? cp_coz_putenv(p->coz) : 0;
@@ -362,9 +383,10 @@ void cp_points_start(struct cp_points *p, uint64_t now)
 {
 	size_t i;
 
-	if (!p->coz)
+	if (!p->coz && !p->runs)
 		return;
-	snapshot(p, now);
+	if (p->coz)
+		snapshot(p, now);
 	for (i = 0; i < p->nr; i++) {
 		struct cp_point *pt = &p->pt[i];
 
@@ -398,7 +420,7 @@ unsigned int cp_points_stop(struct cp_points *p, uint64_t now, struct cp_rec_wri
 	unsigned int n = 0;
 	size_t i;
 
-	if (!p->coz)
+	if (!p->coz && !p->runs)
 		return 0;
 	cp_points_integrate(p, now);
 	for (i = 0; i < p->nr && n < max; i++) {

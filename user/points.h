@@ -50,6 +50,7 @@ struct cp_points {
 	unsigned int nr_uprobes;
 	struct cp_coz *coz;		/* NULL: no coz.h counters */
 	struct cp_coz_count *snap;	/* room for a snapshot of the region */
+	bool runs;			/* --end-to-end: a point counts the runs */
 };
 
 void cp_points_init(struct cp_points *p);
@@ -69,6 +70,12 @@ int cp_points_add_latency(struct cp_points *p, const char *arg, const char *exe,
  */
 int cp_points_discover(struct cp_points *p, const char *exe, bool can_preload,
 		       char *err, size_t errlen);
+/*
+ * --end-to-end: a throughput point "end-to-end" that cprof counts, one visit
+ * per run that ends (cp_points_run_ended()). 0 or -ENOMEM.
+ */
+int cp_points_add_runs(struct cp_points *p);
+void cp_points_run_ended(struct cp_points *p);
 /* In the child, before exec: what coz.h's counters need (LD_PRELOAD, ...). */
 int cp_points_child_env(const struct cp_points *p);
 /* Registers the uprobes in the session and writes their PROGRESS records. */

@@ -47,6 +47,9 @@
 #define XP_MIN_MS		100	/* an experiment's length: at first, at least */
 #define XP_MAX_MS		3200	/* and at most */
 #define XP_TARGET_VISITS	5	/* per experiment and progress point */
+#define E2E_RUNS		20	/* --end-to-end without --runs */
+#define STR(x)			#x
+#define XSTR(x)			STR(x)
 
 static const char synopsis[] =
 	"usage: cprof record [-e EV[,EV...]] [-c N | -F HZ] [--no-callchain] [--no-inherit]\n"
@@ -54,7 +57,9 @@ static const char synopsis[] =
 	"       cprof record --causal [--progress SPEC]... [--latency NAME=SPEC,SPEC]...\n"
 	"                    [--source-scope GLOB]... [--binary-scope GLOB]...\n"
 	"                    [--fixed-line FILE:LINE] [--fixed-speedup PCT]\n"
-	"                    [-F HZ] [-o FILE] {-p PID | [--] CMD [ARGS...]}\n";
+	"                    [-F HZ] [-o FILE] {-p PID | [--] CMD [ARGS...]}\n"
+	"       cprof record --causal --end-to-end [--runs N] [causal options]\n"
+	"                    [-F HZ] [-o FILE] [--] CMD [ARGS...]\n";
 
 static const char usage_text[] =
 	"\n"
@@ -92,6 +97,9 @@ static const char usage_text[] =
 	"      --fixed-line FILE:LINE\n"
 	"                          experiment on this line only (FILE: a path suffix)\n"
 	"      --fixed-speedup PCT every experiment at this speedup (0-100)\n"
+	"      --end-to-end        run CMD again and again, one experiment per run, the\n"
+	"                          run's end its progress point (no --progress needed)\n"
+	"      --runs N            with --end-to-end: N runs (default " XSTR(E2E_RUNS) ")\n"
 	"In causal mode the event is cpu-clock (the delays are time).\n"
 	"\n"
 	"Events: cycles, instructions, cache-references, cache-misses, branches\n"
@@ -99,8 +107,9 @@ static const char usage_text[] =
 	"event select as perf spells them, e.g. r01c2), and the pprof++ names\n"
 	"cacheReferences, cacheMisses, branchMisses.\n"
 	"\n"
-	"Exit status: the command's (128+N if signal N killed it); with -p or -a\n"
-	"without a command, 0; 1 on failure, 2 on a usage error.\n";
+	"Exit status: the command's (128+N if signal N killed it; with --end-to-end\n"
+	"the last failing run's); with -p or -a without a command, 0; 1 on failure\n"
+	"or when no causal experiment completed, 2 on a usage error.\n";
 
 /* Records of a session whose id the START reply has not told yet. */
 struct early_batch {
@@ -134,6 +143,14 @@ struct record {
 	char exe[PATH_MAX];	/* the main executable */
 	struct cp_points points;
 	struct cp_xp *xp;
+
+	/* --end-to-end: a child of cprof runs the command once per byte on go_fd */
+	bool e2e;
+	unsigned int runs;	/* to do */
+	unsigned int runs_begun, runs_ended, runs_bare;	/* bare: no experiment */
+	int done_fd;		/* each run's wait status, from the runner */
+	bool run_active;
+	int run_status;		/* the last run's that failed, or the last run's */
 
 	/* The session */
 	struct cp_nl nl;
@@ -243,6 +260,7 @@ static int parse_args(struct record *r, int argc, char *argv[])
 	enum {
 		OPT_NO_CALLCHAIN = 0x100, OPT_NO_INHERIT, OPT_CAUSAL, OPT_PROGRESS, OPT_LATENCY,
 		OPT_SOURCE_SCOPE, OPT_BINARY_SCOPE, OPT_FIXED_LINE, OPT_FIXED_SPEEDUP,
+		OPT_END_TO_END, OPT_RUNS,
 	};
 	static const struct option opts[] = {
 		{ "event",	  required_argument, NULL, 'e' },
@@ -261,6 +279,8 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		{ "binary-scope", required_argument, NULL, OPT_BINARY_SCOPE },
 		{ "fixed-line",	  required_argument, NULL, OPT_FIXED_LINE },
 		{ "fixed-speedup", required_argument, NULL, OPT_FIXED_SPEEDUP },
+		{ "end-to-end",	  no_argument,	     NULL, OPT_END_TO_END },
+		{ "runs",	  required_argument, NULL, OPT_RUNS },
 		{ }
 	};
 	bool freq_given = false, count_given = false;
@@ -360,6 +380,15 @@ static int parse_args(struct record *r, int argc, char *argv[])
 						   optarg);
 			r->xo.fixed_speedup = val;
 			break;
+		case OPT_END_TO_END:
+			r->e2e = true;
+			break;
+		case OPT_RUNS:
+			if (!parse_u64(optarg, &val) || !val || val > 1000000)
+				return usage_error(r, "--runs takes a number of runs from 1 to 1000000, not '%s'",
+						   optarg);
+			r->runs = val;
+			break;
 		case ':':
 			return usage_error(r, "option '%s' needs an argument", argv[optind - 1]);
 		default:
@@ -386,6 +415,15 @@ static int parse_args(struct record *r, int argc, char *argv[])
 			   r->xo.nr_binary_scope || r->xo.fixed_line || r->xo.fixed_speedup >= 0))
 		return usage_error(r, "%s: progress points, scopes and fixed experiments go with --causal",
 				   "causal options without --causal");
+	if (r->e2e && !r->causal)
+		return usage_error(r, "--end-to-end goes with --causal%s", "");
+	if (r->runs && !r->e2e)
+		return usage_error(r, "--runs goes with --end-to-end%s", "");
+	if (r->e2e && !r->cmd)
+		return usage_error(r, "--end-to-end runs a command: give one, not -p%s", "");
+	if (r->e2e && !r->runs)
+		r->runs = E2E_RUNS;
+	r->xo.end_to_end = r->e2e;
 	if (r->causal && (r->flags & CAUSALPROF_F_SYSTEM_WIDE))
 		return usage_error(r, "--causal profiles a command or a process (-p), not -a%s", "");
 	if (r->causal && r->events.nr &&
@@ -472,7 +510,12 @@ static int setup_causal(struct record *r)
 		if (ret)
 			goto bad_point;
 	}
-	if (!r->nr_progress && !r->nr_latency) {
+	if (r->e2e) {
+		if (cp_points_add_runs(&r->points)) {
+			fprintf(stderr, "%s: out of memory\n", r->prog);
+			return 1;
+		}
+	} else if (!r->nr_progress && !r->nr_latency) {
 		ret = cp_points_discover(&r->points, r->exe, r->cmd, err, sizeof(err));
 		if (ret)
 			goto bad_point;
@@ -491,17 +534,72 @@ bad_point:
 	return 2;
 }
 
+static volatile pid_t run_pid;
+
+static void runner_on_signal(int sig)
+{
+	if (run_pid > 0)
+		kill(run_pid, sig);
+	_exit(128 + sig);
+}
+
+/*
+ * --end-to-end, in the child cprof forked (the session's target): run the
+ * command once per byte that comes on @go, each time in a new process (the
+ * session follows it as a child of its target), and write each run's wait
+ * status to @done. SIGTERM or SIGHUP end the run and the runner; SIGINT
+ * (^C reaches the whole process group) is the run's business, and its end
+ * is reported as any.
+ */
+static void runner(struct record *r, int go, int done)
+{
+	struct sigaction sa = { .sa_handler = runner_on_signal };
+	sigset_t empty;
+	int status;
+	pid_t pid;
+	char c;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGINT, SIG_IGN);
+	sigemptyset(&empty);
+	sigprocmask(SIG_SETMASK, &empty, NULL);
+	while (read(go, &c, 1) == 1) {
+		pid = fork();
+		if (pid < 0)
+			_exit(127);
+		if (!pid) {
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGHUP, SIG_DFL);
+			execvp(r->cmd[0], r->cmd);
+			fprintf(stderr, "%s: cannot run '%s': %s\n", r->prog, r->cmd[0],
+				strerror(errno));
+			_exit(127);
+		}
+		run_pid = pid;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		run_pid = 0;
+		if (write(done, &status, sizeof(status)) != sizeof(status))
+			_exit(1);
+	}
+	_exit(0);
+}
+
 /*
  * The command, forked now and held on a pipe: it execs only once the session
- * follows it, so it is sampled from its first instruction.
+ * follows it, so it is sampled from its first instruction. With
+ * --end-to-end, the runner instead, which runs it when told to.
  */
 static int spawn_held(struct record *r)
 {
 	sigset_t empty;
-	int fds[2];
+	int fds[2], done[2] = { -1, -1 };
 	char go;
 
-	if (pipe2(fds, O_CLOEXEC)) {
+	if (pipe2(fds, O_CLOEXEC) || (r->e2e && pipe2(done, O_CLOEXEC))) {
 		fprintf(stderr, "%s: cannot make a pipe: %s\n", r->prog, strerror(errno));
 		return -1;
 	}
@@ -511,10 +609,18 @@ static int spawn_held(struct record *r)
 		fprintf(stderr, "%s: cannot fork: %s\n", r->prog, strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
+		if (r->e2e) {
+			close(done[0]);
+			close(done[1]);
+		}
 		return -1;
 	}
 	if (!r->child) {
 		close(fds[1]);
+		if (r->e2e) {
+			close(done[0]);
+			runner(r, fds[0], done[1]);
+		}
 		if (read(fds[0], &go, 1) != 1)
 			_exit(127);	/* cprof gave up: the session did not start */
 		sigemptyset(&empty);
@@ -527,19 +633,11 @@ static int spawn_held(struct record *r)
 	}
 	close(fds[0]);
 	r->go_fd = fds[1];
+	if (r->e2e) {
+		close(done[1]);
+		r->done_fd = done[0];
+	}
 	return 0;
-}
-
-static void release_child(struct record *r)
-{
-	char go = 'g';
-
-	if (r->go_fd < 0)
-		return;
-	if (write(r->go_fd, &go, 1) != 1)
-		fprintf(stderr, "%s: cannot start '%s': %s\n", r->prog, r->cmd[0], strerror(errno));
-	close(r->go_fd);
-	r->go_fd = -1;
 }
 
 /* The command's exit status as a shell gives it. */
@@ -550,6 +648,75 @@ static int child_exit_code(int status)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return 1;
+}
+
+/*
+ * --end-to-end: the next run, once the last one's experiment is complete;
+ * after the last run, closing the pipe ends the runner (the target).
+ */
+static void next_run(struct record *r)
+{
+	char go = 'g';
+
+	if (r->run_active || r->go_fd < 0 || !cp_xp_ready(r->xp))
+		return;
+	if (r->runs_begun == r->runs) {
+		close(r->go_fd);
+		r->go_fd = -1;
+		return;
+	}
+	if (write(r->go_fd, &go, 1) != 1) {
+		fprintf(stderr, "%s: cannot start run %u: %s\n", r->prog, r->runs_begun + 1,
+			strerror(errno));
+		close(r->go_fd);
+		r->go_fd = -1;
+		return;
+	}
+	r->runs_begun++;
+	r->run_active = true;
+	cp_xp_run_begin(r->xp);
+}
+
+/* --end-to-end: a run ended, its wait status on done_fd. */
+static void run_ended(struct record *r)
+{
+	int status;
+	ssize_t n = read(r->done_fd, &status, sizeof(status));
+
+	if (n != sizeof(status)) {
+		/* The runner is gone: its exit ends the recording. */
+		close(r->done_fd);
+		r->done_fd = -1;
+		return;
+	}
+	r->run_active = false;
+	r->runs_ended++;
+	if (child_exit_code(status)) {
+		if (!child_exit_code(r->run_status))
+			fprintf(stderr, "%s%s: run %u of '%s' exited with status %d\n",
+				r->tty ? "\r\033[K" : "", r->prog, r->runs_ended, r->cmd[0],
+				child_exit_code(status));
+		r->run_status = status;
+	}
+	cp_points_run_ended(&r->points);
+	if (!cp_xp_run_end(r->xp, now_ns()))
+		r->runs_bare++;
+}
+
+static void release_child(struct record *r)
+{
+	char go = 'g';
+
+	if (r->e2e) {
+		next_run(r);
+		return;
+	}
+	if (r->go_fd < 0)
+		return;
+	if (write(r->go_fd, &go, 1) != 1)
+		fprintf(stderr, "%s: cannot start '%s': %s\n", r->prog, r->cmd[0], strerror(errno));
+	close(r->go_fd);
+	r->go_fd = -1;
 }
 
 static bool reap_child(struct record *r, bool block)
@@ -920,7 +1087,11 @@ static void status_line(struct record *r, bool final)
 		char xp[PATH_MAX + 64];
 
 		cp_xp_status(r->xp, xp, sizeof(xp));
-		fprintf(stderr, "\r\033[K[ causal %.1f s: %s ]", secs, xp);
+		if (r->e2e)
+			fprintf(stderr, "\r\033[K[ causal %.1f s, run %u of %u: %s ]", secs,
+				r->runs_begun, r->runs, xp);
+		else
+			fprintf(stderr, "\r\033[K[ causal %.1f s: %s ]", secs, xp);
 		return;
 	}
 	fprintf(stderr, "\r\033[K[ recording %.1f s: %" PRIu64 " samples, %" PRIu64 " lost ]",
@@ -1022,7 +1193,7 @@ static struct timespec next_wait(struct record *r)
 /* Until a signal, the target's exit, or the end of the stream. */
 static int run(struct record *r)
 {
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	struct timespec wait;
 	uint64_t last_status = 0;
 	int n, ret;
@@ -1031,7 +1202,8 @@ static int run(struct record *r)
 		wait = next_wait(r);
 		pfd[0] = (struct pollfd){ .fd = cp_nl_fd(&r->nl), .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = r->pidfd, .events = POLLIN };
-		n = ppoll(pfd, 2, &wait, &run_mask);
+		pfd[2] = (struct pollfd){ .fd = r->e2e ? r->done_fd : -1, .events = POLLIN };
+		n = ppoll(pfd, 3, &wait, &run_mask);
 		if (n < 0 && errno != EINTR) {
 			fprintf(stderr, "%s: poll: %s\n", r->prog, strerror(errno));
 			return -errno;
@@ -1041,6 +1213,10 @@ static int run(struct record *r)
 			if (ret)
 				return ret;
 		}
+		if (n > 0 && pfd[2].revents)
+			run_ended(r);
+		if (r->e2e)
+			next_run(r);
 		if (n > 0 && r->pidfd >= 0 && pfd[1].revents) {
 			r->gone = true;
 			reap_child(r, false);
@@ -1131,9 +1307,16 @@ static bool causal_summary(struct record *r)
 		strcmp(r->output, DEFAULT_OUTPUT) ? r->output : "");
 	if (warn[0])
 		fprintf(stderr, "%s: %s%s\n", r->prog, done ? "warning: " : "", warn);
-	if (!done && !warn[0])
+	if (r->e2e) {
+		fprintf(stderr, "%s: %u of %u runs done", r->prog, r->runs_ended, r->runs);
+		if (r->runs_bare)
+			fprintf(stderr, ", %u of them ended before their experiment could start (no sample in scope yet)",
+				r->runs_bare);
+		fputs("\n", stderr);
+	} else if (!done && !warn[0]) {
 		fprintf(stderr, "%s: no experiment completed: the program ran too briefly (each needs %d ms or more)\n",
 			r->prog, XP_MIN_MS);
+	}
 	return !done;
 }
 
@@ -1169,11 +1352,12 @@ static void restore_signals(const sigset_t *saved)
 
 int cmd_record(int argc, char *argv[])
 {
-	struct record r = { .prog = argv[0], .go_fd = -1, .pidfd = -1 };
+	struct record r = { .prog = argv[0], .go_fd = -1, .pidfd = -1, .done_fd = -1 };
 	struct timespec real;
 	sigset_t saved;
 	uint64_t mono;
-	int ret, err, got;
+	bool no_xp = false;
+	int ret, err, got, code;
 
 	ret = parse_args(&r, argc, argv);
 	if (ret)
@@ -1250,23 +1434,31 @@ int cmd_record(int argc, char *argv[])
 		fprintf(stderr, "%s: cannot write %s: %s\n", r.prog, r.output, strerror(-r.w.err));
 	summary(&r);
 	ret = err ? 1 : 0;
-	if (r.xp && causal_summary(&r) && !ret)
-		ret = 1;
+	no_xp = r.xp && causal_summary(&r);
 
 out_reap:
 	/* The file is done: a signal from here on may end cprof, as usual. */
 	restore_signals(&saved);
 	if (r.child > 0) {
 		if (r.go_fd >= 0) {
-			close(r.go_fd);	/* the held command gives up */
+			/* The held command (or the runner, between runs) gives up. */
+			close(r.go_fd);
 			r.go_fd = -1;
+			if (r.run_active && !reap_child(&r, false))
+				kill(r.child, SIGTERM);	/* the runner ends its run */
 		} else if (!reap_child(&r, false)) {
 			kill(r.child, SIGTERM);
 		}
 		reap_child(&r, true);
+		/* A command that failed says more than no experiment. */
+		code = child_exit_code(r.e2e ? r.run_status : r.status);
 		if (!ret)
-			ret = child_exit_code(r.status);
+			ret = code ? code : no_xp;
+	} else if (!ret && no_xp) {
+		ret = 1;
 	}
+	if (r.done_fd >= 0)
+		close(r.done_fd);
 	if (r.pidfd >= 0)
 		close(r.pidfd);
 	drop_early(&r);
