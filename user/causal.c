@@ -7,12 +7,16 @@
  * of experiments; for a latency point, the mean latency by Little's law,
  * W = sum(area * effective / wall) / sum(ends), the area (in-flight count
  * integrated over wall time, by the kernel or cprof) scaled to the
- * experiment's effective time. The baseline is every 0 % experiment,
- * whatever its line (a 0 % experiment inserts nothing); a line at speedup s
+ * experiment's effective time. The baseline is the 0 % experiments, whatever
+ * their line (a 0 % experiment inserts nothing); a line at speedup s
  * predicts a program speedup (p0 - ps) / p0: positive is faster, for
- * latency too (a lower latency). The interval is a 95 % bootstrap over the
- * experiments of the cell and of the baseline (fixed seed: the same report
- * every time). A line's impact is the area under its curve over line
+ * latency too (a lower latency). p0 is matched in time: each experiment of
+ * the cell is set against the LOCAL_BASE 0 % experiments nearest to it, so
+ * that a machine whose speed drifts while the program runs (other load, a
+ * VM's host) does not bias the lines measured early against those measured
+ * late: p0 = sum(visits * p0_local) / sum(visits) over the cell. The
+ * interval is a 95 % bootstrap over the experiments of the cell and of the
+ * baseline (fixed seed: the same report every time). A line's impact is the area under its curve over line
  * speedups 0 to 100 %, through (0, 0) and its points, flat past its last.
  */
 
@@ -34,6 +38,7 @@
 
 #define BOOTSTRAP	400
 #define MAX_POINTS	64
+#define LOCAL_BASE	10	/* 0 % experiments an experiment is set against */
 
 struct cpoint {
 	uint32_t id, kind;
@@ -77,6 +82,7 @@ struct causal {
 	struct cmeas *meas;
 	size_t nr_meas, cap_meas;
 	uint64_t rng;
+	double *local;			/* per experiment: its baseline (one point's) */
 };
 
 static int point_index(struct causal *c, uint32_t id, uint32_t kind)
@@ -242,18 +248,79 @@ static size_t select_exps(const struct causal *c, uint32_t line, uint32_t speedu
 	return n;
 }
 
+static uint64_t mid_ns(const struct cexp *e)
+{
+	return e->start_ns / 2 + e->end_ns / 2;
+}
+
+/*
+ * c->local[e] for every experiment that counts: point @pi's period over the
+ * LOCAL_BASE 0 % experiments (@base, in time order) nearest to it in time;
+ * NAN where those had no visit.
+ */
+static void local_baselines(struct causal *c, unsigned int pi, const uint32_t *base, size_t nb)
+{
+	uint32_t kind = c->points[pi].kind;
+	size_t i, lo, hi, k, at = 0;
+	struct sums s;
+	uint64_t t;
+
+	for (i = 0; i < c->nr_exps; i++) {
+		c->local[i] = NAN;
+		if (!counts(&c->exps[i]) || !nb)
+			continue;
+		t = mid_ns(&c->exps[i]);
+		while (at < nb && mid_ns(&c->exps[base[at]]) < t)
+			at++;
+		/* [lo, hi): grown toward the nearer side */
+		lo = hi = at;
+		for (k = 0; k < LOCAL_BASE && (lo > 0 || hi < nb); k++) {
+			if (hi == nb || (lo > 0 && t - mid_ns(&c->exps[base[lo - 1]]) <
+					 mid_ns(&c->exps[base[hi]]) - t))
+				lo--;
+			else
+				hi++;
+		}
+		s = (struct sums){ 0 };
+		for (k = lo; k < hi; k++)
+			sum_add(&s, c, &c->exps[base[k]], pi);
+		c->local[i] = period(&s, kind);
+	}
+}
+
+/*
+ * The program speedup of the experiments @cell against their baselines
+ * (c->local); with @rc, of a bootstrap resample of the cell, its baselines
+ * scaled as a resample of @base moves the pooled baseline.
+ */
 static double speedup_of(const struct causal *c, unsigned int pi, const uint32_t *base,
 			 size_t nb, const uint32_t *cell, size_t nc, struct causal *rc)
 {
-	struct sums s0 = { 0 }, s = { 0 };
 	uint32_t kind = c->points[pi].kind;
+	double num = 0, den = 0, scale = 1;
+	struct sums s0 = { 0 }, r0 = { 0 };
+	const struct cmeas *m;
+	const struct cexp *e;
 	size_t i;
+	uint32_t x;
 
-	for (i = 0; i < nb; i++)
-		sum_add(&s0, c, &c->exps[base[rc ? rnd(rc) % nb : i]], pi);
-	for (i = 0; i < nc; i++)
-		sum_add(&s, c, &c->exps[cell[rc ? rnd(rc) % nc : i]], pi);
-	return (period(&s0, kind) - period(&s, kind)) / period(&s0, kind);
+	if (rc) {
+		for (i = 0; i < nb; i++) {
+			sum_add(&s0, c, &c->exps[base[i]], pi);
+			sum_add(&r0, c, &c->exps[base[rnd(rc) % nb]], pi);
+		}
+		scale = period(&r0, kind) / period(&s0, kind);
+	}
+	for (i = 0; i < nc; i++) {
+		x = cell[rc ? rnd(rc) % nc : i];
+		e = &c->exps[x];
+		m = meas_of(c, e, pi);
+		if (isnan(c->local[x]))
+			continue;
+		num += kind == CAUSALPROF_PP_LATENCY ? (m ? m->area : 0) : e->eff;
+		den += (m ? m->visits : 0) * c->local[x] * scale;
+	}
+	return den > 0 ? 1 - num / den : NAN;
 }
 
 /* A row of a line's curve: at line speedup sp (per mille), program speedup y. */
@@ -524,6 +591,7 @@ static void report_point(struct causal *c, unsigned int pi, const struct cp_caus
 	nb = select_exps(c, 0, 0, base);
 	for (i = 0; i < nb; i++)
 		sum_add(&s0, c, &c->exps[base[i]], pi);
+	local_baselines(c, pi, base, nb);
 	for (i = 0; i < c->nr_exps; i++) {
 		const struct cmeas *m;
 
@@ -816,11 +884,12 @@ int cp_causal_report(struct cp_rec_reader *rd, const struct cp_causal_opts *o, F
 	}
 	base = calloc(c.nr_exps, sizeof(*base));
 	cell = calloc(c.nr_exps, sizeof(*cell));
+	c.local = calloc(c.nr_exps, sizeof(*c.local));
 	if (o->plot) {
 		charts = calloc(CP_MAX_CHARTS, sizeof(*charts));
 		plot = open_memstream(&body, &body_len);
 	}
-	if (!base || !cell || (o->plot && (!charts || !plot))) {
+	if (!base || !cell || !c.local || (o->plot && (!charts || !plot))) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -859,6 +928,7 @@ out:
 	free(charts);
 	free(base);
 	free(cell);
+	free(c.local);
 	free(c.exps);
 	free(c.meas);
 	cp_strtab_free(&c.strs);
