@@ -4,8 +4,10 @@
 # cprof record --causal end to end, against the module: the usage errors
 # caught before a program starts; progress points given as a function, as
 # FILE:LINE and through cprof.h; experiments that land in the recording as
-# EXPERIMENT + CAUSAL pairs; the shape of the curves on the barrier ground
-# truth (a() twice as long as b(): rising then flat for a(), flat for b()).
+# EXPERIMENT + CAUSAL pairs; the shape of the curves on the ground truths
+# (tests/targets/gt_*.c): the barrier (a() twice as long as b(): rising
+# then flat for a(), flat for b()), the pipe between two processes and the
+# raw futex lock.
 # Prints TAP like the kselftest harness.
 
 set -u
@@ -62,6 +64,12 @@ test_usage()
 		--progress progress -- "$barrier" -d 1 || return 1
 	expect_usage "malformed latency" "NAME=BEGIN_SPEC,END_SPEC" \
 		--causal --latency progress -- "$barrier" -d 1 || return 1
+	expect_usage "runs without end-to-end" "--runs goes with --end-to-end" \
+		--causal --progress progress --runs 3 -- "$barrier" -d 1 || return 1
+	expect_usage "end-to-end on a running process" "runs a command" \
+		--causal --end-to-end -p 1 || return 1
+	expect_usage "no runs" "--runs takes" \
+		--causal --end-to-end --runs 0 -- "$barrier" -d 1 || return 1
 	[ -n "$(line_of "$src" 'progress line')" ] || { say "no progress line in $src"; return 1; }
 	return 0
 }
@@ -117,17 +125,40 @@ above()
 	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "none" && a > b) }'
 }
 
+# rises_then_flat NAME FILE:LINE SATURATION: the line's curve rises (the
+# rows from 15 to 40 % above 8 %) and, past SATURATION %, stays well below
+# the line speedup (the rows from 70 to 100 % below 70 %).
+rises_then_flat()
+{
+	low=$(mean "$1" "$2" 15 40)
+	high=$(mean "$1" "$2" 70 100)
+	say "$2 at 15-40 %: program $low % faster; at 70-100 %: $high % (truth: at most $3 %)"
+	if ! above "$low" 8 || above "$high" 70 || [ "$high" = none ]; then
+		say "not rising then flat; the report:"
+		show "$tmp/$1.txt"
+		return 1
+	fi
+	return 0
+}
+
+# flat NAME FILE:LINE: the mean of all the line's rows is within 12 points of 0.
+flat()
+{
+	all=$(mean "$1" "$2" 5 100)
+	say "$2 at 5-100 %: program $all % faster (truth: 0)"
+	if [ "$all" = none ] || ! awk -v f="$all" 'BEGIN { exit !(f > -12 && f < 12) }'; then
+		say "not flat; the report:"
+		show "$tmp/$1.txt"
+		return 1
+	fi
+	return 0
+}
+
 test_fixed_line()
 {
 	record fixed --progress progress --fixed-line "gt_barrier.c:$line_a" \
 		-- "$barrier" -d 30 || return 1
-	low=$(mean fixed "gt_barrier.c:$line_a" 15 40)
-	say "a() at 15-40 %: program $low % faster"
-	if ! above "$low" 8; then
-		say "a()'s curve does not rise; the report:"
-		show "$tmp/fixed.txt"
-		return 1
-	fi
+	rises_then_flat fixed "gt_barrier.c:$line_a" 50 || return 1
 	if grep -q "gt_barrier.c:$line_b" "$tmp/fixed.txt"; then
 		say "--fixed-line experimented on another line:"
 		show "$tmp/fixed.txt"
@@ -159,6 +190,75 @@ test_default()
 	if [ "$flat" != none ] && ! awk -v f="$flat" 'BEGIN { exit !(f > -12 && f < 12) }'; then
 		say "b()'s curve is not flat:"
 		show "$tmp/default.txt"
+		return 1
+	fi
+	return 0
+}
+
+# A producer and a consumer in two processes over a pipe, the point given
+# as FILE:LINE: produce() matters up to 40 %, consume() not at all.
+test_pipe()
+{
+	pipe=$targets/gt_pipe
+	psrc=$CAUSALPROF_REPO/tests/targets/gt_pipe.c
+	point=gt_pipe.c:$(line_of "$psrc" '/* progress line */')
+	produce=gt_pipe.c:$(line_of "$psrc" '/* produce line */')
+	consume=gt_pipe.c:$(line_of "$psrc" '/* consume line */')
+	record pipe --progress "$point" --fixed-line "$produce" -- "$pipe" -P -d 30 || return 1
+	rises_then_flat pipe "$produce" 40 || return 1
+	record pipe2 --progress "$point" --fixed-line "$consume" -- "$pipe" -P -d 20 || return 1
+	flat pipe2 "$consume"
+}
+
+# Threads contending for a lock on a raw futex (no pthread mutex), the
+# point from cprof.h: the critical section matters, the other work not.
+test_futex()
+{
+	futex=$targets/gt_futex_sdt
+	fsrc=$CAUSALPROF_REPO/tests/targets/gt_futex.c
+	crit=gt_futex.c:$(line_of "$fsrc" '/* crit line */')
+	other=gt_futex.c:$(line_of "$fsrc" '/* other line */')
+	record futex --fixed-line "$crit" -- "$futex" -d 25 || return 1
+	low=$(mean futex "$crit" 15 40)
+	say "$crit at 15-40 %: program $low % faster (truth: about as much)"
+	if ! above "$low" 8; then
+		say "crit()'s curve does not rise; the report:"
+		show "$tmp/futex.txt"
+		return 1
+	fi
+	record futex2 --fixed-line "$other" -- "$futex" -d 20 || return 1
+	flat futex2 "$other"
+}
+
+# --end-to-end: one experiment per run, the run's end the only progress
+# point (no --progress); the exit status is the failing run's.
+test_end_to_end()
+{
+	record e2e --end-to-end --runs 4 --fixed-line "gt_barrier.c:$line_a" \
+		-- "$barrier" -d 1 || return 1
+	if ! grep -q "4 of 4 runs done" "$tmp/e2e.err"; then
+		say "cprof did not say it did 4 runs:"
+		show "$tmp/e2e.err"
+		return 1
+	fi
+	visits=$(sed -n 's/^# progress point end-to-end (throughput): \([0-9]*\) visits in \([0-9]*\) experiments.*/\1 \2/p' "$tmp/e2e.txt")
+	say "end-to-end: $visits (visits, experiments)"
+	set -- $visits
+	# A run's experiment may not have started before its run ended.
+	if [ $# -ne 2 ] || [ "$1" -ne "$2" ] || [ "$1" -lt 3 ] || [ "$1" -gt 4 ]; then
+		show "$tmp/e2e.txt"
+		return 1
+	fi
+	if grep -E '^ +[-+][0-9.]+ %  ' "$tmp/e2e.txt" | grep -v "gt_barrier.c:$line_a "; then
+		say "an experiment on another line than --fixed-line's"
+		return 1
+	fi
+	timeout 60 "$CPROF" record --causal --end-to-end --runs 2 -o "$tmp/e2f.data" \
+		-- sh -c 'exit 3' > /dev/null 2> "$tmp/e2f.err"
+	rc=$?
+	if [ "$rc" -ne 3 ] || ! grep -q "2 of 2 runs done" "$tmp/e2f.err"; then
+		say "a failing command: exit $rc (want 3), stderr:"
+		show "$tmp/e2f.err"
 		return 1
 	fi
 	return 0
@@ -298,13 +398,16 @@ test_cprof_h() { test_declared sdt; }
 test_coz_h() { test_declared coz; }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..11"
 run_test "causal usage errors are caught before the program starts" test_usage
-run_test "--fixed-line: a()'s curve rises, no other line is tried" test_fixed_line
+run_test "--fixed-line: a()'s curve rises then flattens, no other line is tried" test_fixed_line
 run_test "report --coz loads in Coz's viewer, a()'s curve rising" test_coz_viewer
 run_test "report --plot draws a()'s rows and a fitted curve" test_plot
 run_test "report --causal --pprof: go tool pprof shows a()'s impact first" test_pprof
 run_test "default mode, FILE:LINE point: a() first, b() flat" test_default
+run_test "pipe between processes, FILE:LINE point: produce() rises then flattens, consume() flat" test_pipe
+run_test "raw futex lock, cprof.h point: crit() rises, other() flat" test_futex
+run_test "--end-to-end: an experiment per run, the run's end the point" test_end_to_end
 run_test "a cprof.h point is found without --progress" test_cprof_h
 run_test "a coz.h counter is read without --progress" test_coz_h
 totals

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -293,6 +294,77 @@ TEST_F(input, experiments)
 	TH_LOG("%s", err);
 	EXPECT_NE(NULL, strstr(err, want));
 	EXPECT_NE(NULL, strstr(err, "EXPERIMENT"));
+	free(err);
+}
+
+/* The program speedup the causal report gives @line at 50 %, or NAN. */
+static double row_at_50(const char *out, const char *line)
+{
+	const char *at = strstr(out, line), *row;
+	double v;
+
+	if (!at)
+		return NAN;
+	row = strstr(at, "             50 %  ");
+	if (!row || sscanf(row + 19, "%lf", &v) != 1)
+		return NAN;
+	return v;
+}
+
+/*
+ * The causal baseline is matched in time: on a machine that runs at half
+ * its speed from the middle of the run on (another VM started on its host,
+ * say), a line measured only early (truly 25 % faster at 50 %) and one
+ * measured only late (truly 0) get their truth, where a pooled baseline
+ * would say 44 % and -50 %.
+ */
+TEST_F(input, causal_baseline_drift)
+{
+	static const char *const names[] = { "cpu-clock" };
+	const struct causalprof_exp_range rg = { .pid = SYNTH_PID, .start = 0x1000, .end = 0x2000 };
+	struct causalprof_exp_point pt = { .id = 1, .kind = CAUSALPROF_PP_THROUGHPUT };
+	struct causalprof_experiment e = { .nr_ranges = 1, .nr_points = 1 };
+	char path[160], *argv[] = { "report", "--causal", "-i", path, NULL };
+	const char *line;
+	char *out = NULL, *err = NULL;
+	double period, early, late;
+	struct synth s;
+	unsigned int k;
+
+	snprintf(path, sizeof(path), "%s/drift.data", self->dir);
+	ASSERT_EQ(0, synth_begin(&s, path, SYNTH_PID, names, 1));
+	for (k = 0; k < 60; k++) {
+		/* ns per visit at 0 %: 1 ms, then 2 ms */
+		period = k < 30 ? 1e6 : 2e6;
+		e.id = k + 1;
+		e.start_ns = 1 + k * 100000000ULL;
+		e.wall_ns = 100000000;
+		if (k % 2 == 0) {
+			e.speedup = 0;
+			e.inserted_ns = 0;
+			pt.count = (uint64_t)(e.wall_ns / period + 0.5);
+			line = "/src/a.c:20";
+		} else {
+			e.speedup = 500;
+			e.inserted_ns = 20000000;
+			/* a.c:10 makes the program 25 % faster at 50 %, a.c:30 not */
+			pt.count = (uint64_t)((e.wall_ns - e.inserted_ns) /
+					      (k < 20 ? 0.75 * period : period) + 0.5);
+			line = k < 20 ? "/src/a.c:10" : "/src/a.c:30";
+		}
+		synth_experiment(&s, &e, 0, &rg, &pt);
+		synth_causal(&s, e.id, line, "f", NULL, 0);
+	}
+	synth_end(&s, 0, 0);
+	ASSERT_EQ(0, synth_finish(&s));
+
+	ASSERT_EQ(0, synth_cprof(argv, &out, &err)) TH_LOG("%s", err);
+	early = row_at_50(out, "/src/a.c:10");
+	late = row_at_50(out, "/src/a.c:30");
+	TH_LOG("a.c:10 at 50 %%: %+.1f %% (truth 25), a.c:30: %+.1f %% (truth 0)", early, late);
+	EXPECT_TRUE(early > 23.5 && early < 26.5) TH_LOG("%s", out);
+	EXPECT_TRUE(late > -1.5 && late < 1.5) TH_LOG("%s", out);
+	free(out);
 	free(err);
 }
 

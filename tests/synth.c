@@ -211,6 +211,20 @@ void synth_experiment(struct synth *s, const struct causalprof_experiment *e, ui
 	cp_rec_putv(&s->w, CAUSALPROF_REC_EXPERIMENT, flags, iov, 3);
 }
 
+void synth_causal(struct synth *s, uint32_t exp_id, const char *line, const char *func,
+		  const struct causalprof_exp_point *points, uint16_t nr_points)
+{
+	struct cp_rec_causal rec = { .exp_id = exp_id, .nr_points = nr_points };
+	struct iovec iov[4] = {
+		BODY(rec),
+		{ .iov_base = (void *)points, .iov_len = nr_points * sizeof(*points) },
+		{ .iov_base = (void *)line, .iov_len = strlen(line) + 1 },
+		{ .iov_base = (void *)func, .iov_len = strlen(func) + 1 },
+	};
+
+	cp_rec_putv(&s->w, CP_REC_CAUSAL, 0, iov, 4);
+}
+
 void synth_kallsyms(struct synth *s, const char *text)
 {
 	cp_rec_put(&s->w, CP_REC_KALLSYMS, text, strlen(text));

@@ -62,6 +62,9 @@ void synth_end(struct synth *s, uint64_t samples, uint64_t lost);
 void synth_experiment(struct synth *s, const struct causalprof_experiment *e, uint16_t flags,
 		      const struct causalprof_exp_range *ranges,
 		      const struct causalprof_exp_point *points);
+/* cprof's CAUSAL record of experiment @exp_id: its line, function and counters. */
+void synth_causal(struct synth *s, uint32_t exp_id, const char *line, const char *func,
+		  const struct causalprof_exp_point *points, uint16_t nr_points);
 void synth_kallsyms(struct synth *s, const char *text);
 int synth_finish(struct synth *s);
 
