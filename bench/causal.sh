@@ -1,40 +1,75 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Causal profiling accuracy on a ground truth (tests/targets/gt_barrier.c:
-# two threads meet at a barrier, a() twice as long as b()). The truth is
-# measured unprofiled in this VM boot: interleaved rounds of the program
-# with a() or b() really shortened (-a PCT, -b PCT), medians and their
-# spread. Then the predictions of cprof record --causal (default mode and
-# --fixed-line) and of Debian's coz-profiler (coz run, default mode and
-# --fixed-line) for a() at 20, 40, 60 % and b() at 40 %, each the mean of
-# the rows within 5 points of that speedup, weighted by their experiments
+# Causal profiling accuracy on three ground truths (tests/targets/gt_*.c),
+# each with a knob that really shortens a line:
+#
+#   barrier  two threads meet at a barrier, a() twice as long as b()
+#            (truth: a() min(x, 50 %), b() 0); point: a function
+#   pipe     producer -> pipe -> consumer, two processes (-P), producing
+#            2 units, consuming 1.2 (truth: produce() min(x, 40 %),
+#            consume() 0); point: FILE:LINE
+#   futex    4 threads, a lock on a raw futex, critical section 2 units,
+#            other work 0.5 (truth: crit() about x, other() 0); point:
+#            cprof.h (gt_futex_sdt)
+#
+# and the barrier once more with its point from Coz's coz.h, default mode.
+#
+# The truth is measured unprofiled in this VM boot: interleaved rounds of
+# the program with the line really shortened by 0, 20, 40, 60 % (the line
+# that matters) and 40 % (the one that does not), medians and their spread.
+# Then the predictions of cprof record --causal (default mode, and
+# --fixed-line for each of the two lines) and of Debian's coz-profiler
+# (coz run, the same three runs) at those speedups: each the mean of the
+# rows within 5 points of that speedup, weighted by their experiments
 # (Coz's numbers through its own viewer, Debian's profile.js, run by
 # node). Errors are in points.
 #
-# Env: CAUSALPROF_REPO, CAUSALPROF_KO, CPROF (set by the VM harness); REPS
-# (truth rounds, default 3), TRUTH_S (seconds a truth run, default 8),
-# RUN_S (seconds a profiled run, default 90).
+# Env: CAUSALPROF_REPO, CAUSALPROF_KO, CPROF (set by the VM harness);
+# PROGS (default "barrier pipe futex", or comma-separated), REPS (truth rounds, default 5),
+# TRUTH_S (seconds a truth run, default 6), RUN_S (seconds a profiled run,
+# default 90), COZ (0: leave Coz out).
 
 repo=${CAUSALPROF_REPO:?}
-gt=$repo/build/tests/targets/gt_barrier
-gtcoz=$repo/build/tests/targets/gt_barrier_coz
-src=$repo/tests/targets/gt_barrier.c
+targets=$repo/build/tests/targets
 viewer=/usr/share/coz-profiler/viewer/js/profile.js
-reps=${REPS:-3}
-truth_s=${TRUTH_S:-8}
+progs=$(echo "${PROGS:-barrier pipe futex}" | tr , " ")
+reps=${REPS:-5}
+truth_s=${TRUTH_S:-6}
 run_s=${RUN_S:-90}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 grep -q '^causalprof ' /proc/modules || insmod "${CAUSALPROF_KO:?}" || exit 1
-la=$(grep -n '/\* a line' "$src" | cut -d: -f1)
-lb=$(grep -n '/\* b line' "$src" | cut -d: -f1)
 
-# rate KNOB: rounds per second of one unprofiled run
-rate()
+# prog NAME: sets bin, cozbin, src, the lines and knobs of the one that
+# matters (main) and the one that does not (other), and the point's spec.
+prog()
 {
-	"$gt" -d "$truth_s" $1 | sed -n 's/.*rate //p'
+	case $1 in
+	barrier)
+		bin=gt_barrier main=a other=b mknob=-a oknob=-b point="--progress progress"
+		what="barrier, point a function (--progress progress)" ;;
+	pipe)
+		bin=gt_pipe main=produce other=consume mknob=-p oknob=-c
+		what="pipe between two processes, point FILE:LINE" ;;
+	futex)
+		bin=gt_futex main=crit other=other mknob=-s oknob=-o point=
+		what="raw futex lock, 4 threads, point cprof.h" ;;
+	esac
+	src=$repo/tests/targets/$bin.c
+	cozbin=$targets/${bin}_coz
+	args="-d $run_s"
+	case $1 in
+	pipe)
+		args="$args -P"
+		point="--progress $bin.c:$(grep -n '/\* progress line' "$src" | cut -d: -f1)" ;;
+	futex)
+		bin=gt_futex_sdt ;;
+	esac
+	lmain=$(grep -n "/\* $main line" "$src" | cut -d: -f1)
+	lother=$(grep -n "/\* $other line" "$src" | cut -d: -f1)
+	base=${src##*/}
 }
 
 # median of the numbers on stdin
@@ -48,32 +83,20 @@ spread()
 {
 	sort -n | awk '{ v[NR] = $1 } END {
 		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.1f", m ? 100 * (v[NR] - v[1]) / m : 0 }'
+		printf "%.0f", m ? 100 * (v[NR] - v[1]) / m : 0 }'
 }
 
-knobs="base:|a20:-a 20|a40:-a 40|a60:-a 60|b40:-b 40"
-r=1
-while [ "$r" -le "$reps" ]; do
-	IFS='|'
-	for k in $knobs; do
-		IFS=' '
-		name=${k%%:*}
-		rate "${k#*:}" >> "$tmp/rate.$name"
-	done
-	IFS=' '
-	r=$((r + 1))
-done
-base=$(median < "$tmp/rate.base")
-# truth NAME: program speedup in time per round, percent
+# truth NAME: program speedup in time per event, percent (median rates)
 truth()
 {
-	awk -v b="$base" -v k="$(median < "$tmp/rate.$1")" 'BEGIN { printf "%.1f", 100 * (1 - b / k) }'
+	awk -v b="$(median < "$tmp/rate.base")" -v k="$(median < "$tmp/rate.$1")" \
+		'BEGIN { printf "%.1f", 100 * (1 - b / k) }'
 }
 
 # cprof_rows FILE LINE: "SPEEDUP PROGRAM EXPERIMENTS" rows of that line
 cprof_rows()
 {
-	awk -v want="gt_barrier.c:$2" '
+	awk -v want="$base:$2" '
 		/^ +[-+][0-9.]+ %  / { on = index($0, want " ") > 0; next }
 		on && /^ +[0-9]+ %/ { v = $3; sub(/^\+/, "", v); print $1, v, $NF }
 	' "$1"
@@ -91,7 +114,7 @@ coz_rows()
 			if (r.name.endsWith(process.argv[3]))
 				for (const m of r.progress_points[0].measurements)
 					console.log(Math.round(m.speedup * 100), (100 * m.progress_speedup).toFixed(1), 1);
-	' "$viewer" "$1" "gt_barrier.c:$2" 2> /dev/null
+	' "$viewer" "$1" "$base:$2" 2> /dev/null
 }
 
 # near ROWS AT: the prediction at AT % (rows within 5 points, weighted)
@@ -107,15 +130,17 @@ err()
 	awk -v p="$1" -v t="$2" 'BEGIN { if (p == "-") print "-"; else printf "%+.1f", p - t }'
 }
 
+# run_cprof NAME BIN [ARGS...]: rows of both lines into $tmp/NAME.{m,o}
 run_cprof()
 {
-	name=$1
-	shift
-	timeout $((run_s * 2)) "$CPROF" record --causal --progress progress -o "$tmp/$name.data" \
-		"$@" -- "$gt" -d "$run_s" > /dev/null 2> "$tmp/$name.err"
-	"$CPROF" report --causal --top 5 -i "$tmp/$name.data" > "$tmp/$name.txt" 2>&1
-	cprof_rows "$tmp/$name.txt" "$la" > "$tmp/$name.a"
-	cprof_rows "$tmp/$name.txt" "$lb" > "$tmp/$name.b"
+	name=$1 exe=$2
+	shift 2
+	timeout $((run_s * 3)) "$CPROF" record --causal $point -o "$tmp/$name.data" \
+		"$@" -- "$exe" $args > /dev/null 2> "$tmp/$name.err" ||
+		echo "# $name: cprof record failed: $(tail -n 1 "$tmp/$name.err")"
+	"$CPROF" report --causal --top 10 -i "$tmp/$name.data" > "$tmp/$name.txt" 2>&1
+	cprof_rows "$tmp/$name.txt" "$lmain" > "$tmp/$name.m"
+	cprof_rows "$tmp/$name.txt" "$lother" > "$tmp/$name.o"
 }
 
 run_coz()
@@ -123,25 +148,11 @@ run_coz()
 	name=$1
 	shift
 	(cd "$tmp" && rm -f profile.coz &&
-	 timeout $((run_s * 2)) coz run "$@" --- "$gtcoz" -d "$run_s" > /dev/null 2>&1)
+	 timeout $((run_s * 3)) coz run "$@" --- "$cozbin" $args > /dev/null 2>&1)
 	cp "$tmp/profile.coz" "$tmp/$name.coz" 2> /dev/null || : > "$tmp/$name.coz"
-	coz_rows "$tmp/$name.coz" "$la" > "$tmp/$name.a"
-	coz_rows "$tmp/$name.coz" "$lb" > "$tmp/$name.b"
+	coz_rows "$tmp/$name.coz" "$lmain" > "$tmp/$name.m"
+	coz_rows "$tmp/$name.coz" "$lother" > "$tmp/$name.o"
 }
-
-run_cprof cdef
-run_cprof cfixa --fixed-line "gt_barrier.c:$la"
-run_cprof cfixb --fixed-line "gt_barrier.c:$lb"
-cat "$tmp/cfixb.b" >> "$tmp/cfixa.b"
-if command -v coz > /dev/null && [ -x "$gtcoz" ] && command -v node > /dev/null; then
-	run_coz zdef
-	run_coz zfixa --fixed-line "$src:$la"
-	run_coz zfixb --fixed-line "$src:$lb"
-	cat "$tmp/zfixb.b" >> "$tmp/zfixa.b"
-	tools="cdef cfixa zdef zfixa"
-else
-	tools="cdef cfixa"
-fi
 
 # The period of the 0 % experiments of a recording (ms per visit).
 baseline_ms()
@@ -149,35 +160,88 @@ baseline_ms()
 	sed -n 's/.*; baseline \([0-9.]*\) ms per visit.*/\1/p' "$tmp/$1.txt" | head -n 1
 }
 
-label() {
+label()
+{
 	case $1 in
-	cdef) echo "cprof, default" ;; cfixa) echo "cprof, --fixed-line" ;;
-	zdef) echo "Coz, default" ;; zfixa) echo "Coz, --fixed-line" ;;
+	cdef) echo "cprof, default" ;; cfix) echo "cprof, --fixed-line" ;;
+	ccoz) echo "cprof, default, coz.h point" ;;
+	zdef) echo "Coz, default" ;; zfix) echo "Coz, --fixed-line" ;;
 	esac
 }
 
+use_coz=0
+if [ "${COZ:-1}" != 0 ] && command -v coz > /dev/null && command -v node > /dev/null &&
+   [ -r "$viewer" ]; then
+	use_coz=1
+fi
+
 echo "RESULT "
-echo "RESULT ## Causal accuracy: barrier ground truth (${BENCH_DATE:-$(date -u '+%Y-%m-%dT%H:%MZ')}, \`make bench BENCH=causal\`, bench/causal.sh)"
+echo "RESULT ## Causal accuracy on ground truths (${BENCH_DATE:-$(date -u '+%Y-%m-%dT%H:%MZ')}, \`make bench BENCH=causal\`, bench/causal.sh)"
 echo "RESULT "
-echo "RESULT QEMU/TCG, $(nproc) vCPUs, kernel $(uname -r). tests/targets/gt_barrier: a() twice as"
-echo "RESULT long as b(), meeting at a barrier. Truth: unprofiled, $reps interleaved rounds of ${truth_s} s,"
-echo "RESULT medians (spread of the baseline: $(spread < "$tmp/rate.base") %). Predictions: runs of ${run_s} s,"
-echo "RESULT each the mean of the rows within 5 points (cprof: its report; Coz: its viewer). Error = prediction - truth, in points."
-echo "RESULT "
-echo "RESULT | tool | a() 20 % | a() 40 % | a() 60 % | b() 40 % |"
-echo "RESULT | --- | --- | --- | --- | --- |"
-echo "RESULT | truth | $(truth a20) % | $(truth a40) % | $(truth a60) % | $(truth b40) % |"
-for t in $tools; do
-	row="| $(label "$t") |"
-	for at in 20 40 60; do
-		p=$(near "$tmp/$t.a" "$at")
-		row="$row $p ($(err "$p" "$(truth "a$at")")) |"
+echo "RESULT QEMU/TCG, $(nproc) vCPUs, kernel $(uname -r). Truth: unprofiled, $reps interleaved rounds"
+echo "RESULT of ${truth_s} s, medians (spread: (max - min) / median of the rounds' rates). Predictions:"
+echo "RESULT runs of ${run_s} s, each the mean of the rows within 5 points of the speedup"
+echo "RESULT (cprof: its report; Coz: its viewer). In brackets: prediction - truth, in points."
+
+for p in $progs; do
+	prog "$p"
+	rm -f "$tmp"/rate.*
+	knobs="base:|m20:$mknob 20|m40:$mknob 40|m60:$mknob 60|o40:$oknob 40"
+	r=1
+	while [ "$r" -le "$reps" ]; do
+		IFS='|'
+		for k in $knobs; do
+			IFS=' '
+			"$targets/$bin" -d "$truth_s" ${k#*:} | sed -n 's/.*rate //p' >> "$tmp/rate.${k%%:*}"
+		done
+		IFS=' '
+		r=$((r + 1))
 	done
-	p=$(near "$tmp/$t.b" 40)
-	row="$row $p ($(err "$p" "$(truth b40)")) |"
-	echo "RESULT $row"
+
+	run_cprof cdef "$targets/$bin"
+	run_cprof cfix "$targets/$bin" --fixed-line "$base:$lmain"
+	run_cprof cfixo "$targets/$bin" --fixed-line "$base:$lother"
+	cat "$tmp/cfixo.o" >> "$tmp/cfix.o"
+	tools="cdef cfix"
+	if [ "$p" = barrier ] && [ -x "$cozbin" ]; then
+		point=
+		run_cprof ccoz "$cozbin"
+		tools="$tools ccoz"
+	fi
+	if [ "$use_coz" = 1 ] && [ -x "$cozbin" ]; then
+		run_coz zdef
+		run_coz zfix --fixed-line "$src:$lmain"
+		run_coz zfixo --fixed-line "$src:$lother"
+		cat "$tmp/zfixo.o" >> "$tmp/zfix.o"
+		tools="$tools zdef zfix"
+	fi
+
+	echo "RESULT "
+	echo "RESULT ### $what"
+	echo "RESULT "
+	echo "RESULT | tool | $main() 20 % | $main() 40 % | $main() 60 % | $other() 40 % |"
+	echo "RESULT | --- | --- | --- | --- | --- |"
+	row="| truth (spread) |"
+	for k in m20 m40 m60 o40; do
+		row="$row $(truth "$k") ($(spread < "$tmp/rate.$k") %) |"
+	done
+	echo "RESULT $row (baseline spread $(spread < "$tmp/rate.base") %)"
+	for t in $tools; do
+		row="| $(label "$t") |"
+		for at in 20 40 60; do
+			v=$(near "$tmp/$t.m" "$at")
+			row="$row $v ($(err "$v" "$(truth "m$at")")) |"
+		done
+		v=$(near "$tmp/$t.o" 40)
+		row="$row $v ($(err "$v" "$(truth o40)")) |"
+		echo "RESULT $row"
+	done
+	p0=$(baseline_ms cdef)
+	echo "RESULT "
+	echo "RESULT Causal-mode overhead: cprof's 0 % experiments (default mode) take ${p0:-?} ms per event,"
+	echo "RESULT unprofiled runs $(median < "$tmp/rate.base" | awk '{ printf "%.3f", 1000 / $1 }') ms: $(median < "$tmp/rate.base" |
+		awk -v p="$p0" '{ if (p == "") print "?"; else printf "%+.1f", 100 * (p * $1 / 1000 - 1) }') %."
+	for t in $tools; do
+		[ -e "$tmp/$t.txt" ] && sed 's/^/# /' "$tmp/$t.txt" | head -n 60
+	done
 done
-p0=$(baseline_ms cdef)
-echo "RESULT "
-echo "RESULT Causal-mode overhead: cprof's 0 % experiments (default mode) take ${p0:-?} ms per round,"
-echo "RESULT unprofiled runs $(awk -v b="$base" 'BEGIN { printf "%.3f", 1000 / b }') ms: $(awk -v p="$p0" -v b="$base" 'BEGIN { if (p == "") print "?"; else printf "%+.1f", 100 * (p * b / 1000 - 1) }') %."
