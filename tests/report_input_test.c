@@ -368,6 +368,54 @@ TEST_F(input, causal_baseline_drift)
 	free(err);
 }
 
+/*
+ * A throughput point with two sites (a USDT probe the compiler copied) is
+ * two uprobes of one name: one point in the report, their visits added.
+ */
+TEST_F(input, causal_point_sites)
+{
+	static const char *const names[] = { "cpu-clock" };
+	const struct causalprof_exp_range rg = { .pid = SYNTH_PID, .start = 0x1000, .end = 0x2000 };
+	struct causalprof_exp_point pt[2] = {
+		{ .id = 1, .kind = CAUSALPROF_PP_THROUGHPUT },
+		{ .id = 2, .kind = CAUSALPROF_PP_THROUGHPUT },
+	};
+	struct causalprof_experiment e = { .nr_ranges = 1, .nr_points = 2, .wall_ns = 100000000 };
+	char path[160], *argv[] = { "report", "--causal", "-i", path, NULL };
+	char *out = NULL, *err = NULL;
+	struct synth s;
+	unsigned int k;
+
+	snprintf(path, sizeof(path), "%s/sites.data", self->dir);
+	ASSERT_EQ(0, synth_begin(&s, path, SYNTH_PID, names, 1));
+	synth_progress(&s, 1, "op", "sdt:cprof:progress__op");
+	synth_progress(&s, 2, "op", "sdt:cprof:progress__op");
+	for (k = 0; k < 8; k++) {
+		e.id = k + 1;
+		e.start_ns = 1 + k * 100000000ULL;
+		e.speedup = k % 2 ? 500 : 0;
+		e.inserted_ns = k % 2 ? 20000000 : 0;
+		/* 100 visits per 100 ms, at one site or the other; 25 % faster at 50 % */
+		pt[0].count = k % 2 ? 60 : 40;
+		pt[1].count = k % 2 ? 46 : 60;
+		synth_experiment(&s, &e, 0, &rg, pt);
+		synth_causal(&s, e.id, "/src/a.c:10", "f", NULL, 0);
+	}
+	synth_end(&s, 0, 0);
+	ASSERT_EQ(0, synth_finish(&s));
+
+	ASSERT_EQ(0, synth_cprof(argv, &out, &err)) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(out, "# progress point op (throughput): 824 visits in 8 experiments; "
+				    "baseline 1.000 ms per visit (4 experiments at 0 %)"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(strstr(out, "progress point op") + 1, "progress point op"))
+		TH_LOG("%s", out);
+	/* 80 ms for 106 visits against 1 ms per visit */
+	EXPECT_TRUE(fabs(row_at_50(out, "/src/a.c:10") - 24.5) < 0.15) TH_LOG("%s", out);
+	free(out);
+	free(err);
+}
+
 /* Not a recording at all. */
 TEST_F(input, not_a_recording)
 {

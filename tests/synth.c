@@ -211,6 +211,20 @@ void synth_experiment(struct synth *s, const struct causalprof_experiment *e, ui
 	cp_rec_putv(&s->w, CAUSALPROF_REC_EXPERIMENT, flags, iov, 3);
 }
 
+void synth_progress(struct synth *s, uint32_t id, const char *name, const char *spec)
+{
+	struct cp_rec_progress rec = {
+		.id = id, .kind = CAUSALPROF_PP_THROUGHPUT, .source = CP_PP_UPROBE,
+	};
+	struct iovec iov[3] = {
+		BODY(rec),
+		{ .iov_base = (void *)name, .iov_len = strlen(name) + 1 },
+		{ .iov_base = (void *)spec, .iov_len = strlen(spec) + 1 },
+	};
+
+	cp_rec_putv(&s->w, CP_REC_PROGRESS, 0, iov, 3);
+}
+
 void synth_causal(struct synth *s, uint32_t exp_id, const char *line, const char *func,
 		  const struct causalprof_exp_point *points, uint16_t nr_points)
 {

@@ -62,6 +62,8 @@ void synth_end(struct synth *s, uint64_t samples, uint64_t lost);
 void synth_experiment(struct synth *s, const struct causalprof_experiment *e, uint16_t flags,
 		      const struct causalprof_exp_range *ranges,
 		      const struct causalprof_exp_point *points);
+/* cprof's PROGRESS record of point @id (a throughput uprobe): name and spec. */
+void synth_progress(struct synth *s, uint32_t id, const char *name, const char *spec);
 /* cprof's CAUSAL record of experiment @exp_id: its line, function and counters. */
 void synth_causal(struct synth *s, uint32_t exp_id, const char *line, const char *func,
 		  const struct causalprof_exp_point *points, uint16_t nr_points);

@@ -44,6 +44,7 @@ struct cpoint {
 	uint32_t id, kind;
 	uint32_t name;			/* strtab */
 	uint64_t visits;		/* in the experiments that count */
+	int alias;			/* another site of this point's, or -1 */
 };
 
 struct cexp {
@@ -94,16 +95,46 @@ static int point_index(struct causal *c, uint32_t id, uint32_t kind)
 			return i;
 	if (c->nr_points == MAX_POINTS)
 		return -ENOSPC;
-	c->points[c->nr_points] = (struct cpoint){ .id = id, .kind = kind };
+	c->points[c->nr_points] = (struct cpoint){ .id = id, .kind = kind, .alias = -1 };
 	return c->nr_points++;
+}
+
+/*
+ * A throughput point whose spec has several sites (a USDT probe inlined or
+ * unrolled, a line with several addresses) is several uprobes, each with
+ * its id and the same name: their visits add up into the first's.
+ */
+static void alias_sites(struct causal *c, unsigned int pi)
+{
+	struct cpoint *p = &c->points[pi];
+	unsigned int i;
+
+	if (p->kind != CAUSALPROF_PP_THROUGHPUT)
+		return;
+	for (i = 0; i < pi; i++)
+		if (c->points[i].alias < 0 && c->points[i].kind == p->kind &&
+		    !strcmp(cp_str(&c->strs, c->points[i].name), cp_str(&c->strs, p->name))) {
+			p->alias = i;
+			return;
+		}
 }
 
 static int add_meas(struct causal *c, struct cexp *e, const struct causalprof_exp_point *pt)
 {
 	int i = point_index(c, pt->id, pt->kind);
+	size_t j;
 
 	if (i < 0)
 		return i;
+	if (c->points[i].alias >= 0) {
+		i = c->points[i].alias;
+		for (j = e->first; j < e->first + e->nr; j++)
+			if (c->meas[j].point == (uint32_t)i) {
+				c->meas[j].visits += pt->count;
+				c->meas[j].arrivals += pt->count;
+				return 0;
+			}
+	}
 	if (CP_RESERVE(c->meas, c->cap_meas, c->nr_meas, 1))
 		return -ENOMEM;
 	c->meas[c->nr_meas++] = (struct cmeas){
@@ -178,6 +209,7 @@ static int take(struct causal *c, const struct causalprof_record_hdr *h)
 			return s;
 		c->points[pi].name = s;
 		c->points[pi].kind = p->kind;
+		alias_sites(c, pi);
 	}
 	return 0;
 }
@@ -900,6 +932,8 @@ int cp_causal_report(struct cp_rec_reader *rd, const struct cp_causal_opts *o, F
 		fprintf(out, "\n# program speedup if the line were that much faster; impact: the mean over 0-100 %%\n");
 	}
 	for (i = 0; i < c.nr_points; i++) {
+		if (c.points[i].alias >= 0)
+			continue;
 		report_point(&c, i, o, base, cell, out, charts, &nc);
 		if (plot && nc)
 			height += plot_point(plot, cp_str(&c.strs, c.points[i].name), charts, nc,
@@ -909,7 +943,8 @@ int cp_causal_report(struct cp_rec_reader *rd, const struct cp_causal_opts *o, F
 	if (prof && !c.prof)
 		ret = -ENOMEM;
 	for (i = 0; !ret && prof && i < c.nr_points; i++)
-		ret = pprof_file(&c, prof, i, o->pprof, err);
+		if (c.points[i].alias < 0)
+			ret = pprof_file(&c, prof, i, o->pprof, err);
 	if (!ret && plot) {
 		if (fclose(plot))
 			ret = -ENOMEM;
