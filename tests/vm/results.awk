@@ -67,6 +67,11 @@ section == "kmemleak" && $0 != "=== end kmemleak" {
 	next
 }
 
+# A file sent to the host (tests/vm/run saves it): not TAP either.
+section == "file" && $0 != "=== end file" { next }
+/^=== begin file / { section = "file"; next }
+/^=== end file$/ { section = ""; next }
+
 /^=== begin dmesg$/ { section = "dmesg"; next }
 /^=== end dmesg$/ { section = ""; next }
 /^=== begin kmemleak$/ { section = "kmemleak"; next }
