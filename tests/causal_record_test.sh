@@ -125,14 +125,14 @@ above()
 	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "none" && a > b) }'
 }
 
-# rises_then_flat NAME FILE:LINE SATURATION: the line's curve rises (the
-# rows from 15 to 40 % above 8 %) and, past SATURATION %, stays well below
-# the line speedup (the rows from 70 to 100 % below 70 %).
+# rises_then_flat NAME FILE:LINE SATURATION LO HI: the line's curve rises
+# (the rows from LO to HI % above 8 %) and, past SATURATION %, stays well
+# below the line speedup (the rows from 70 to 100 % below 70 %).
 rises_then_flat()
 {
-	low=$(mean "$1" "$2" 15 40)
+	low=$(mean "$1" "$2" "$4" "$5")
 	high=$(mean "$1" "$2" 70 100)
-	say "$2 at 15-40 %: program $low % faster; at 70-100 %: $high % (truth: at most $3 %)"
+	say "$2 at $4-$5 %: program $low % faster; at 70-100 %: $high % (truth: at most $3 %)"
 	if ! above "$low" 8 || above "$high" 70 || [ "$high" = none ]; then
 		say "not rising then flat; the report:"
 		show "$tmp/$1.txt"
@@ -158,7 +158,7 @@ test_fixed_line()
 {
 	record fixed --progress progress --fixed-line "gt_barrier.c:$line_a" \
 		-- "$barrier" -d 30 || return 1
-	rises_then_flat fixed "gt_barrier.c:$line_a" 50 || return 1
+	rises_then_flat fixed "gt_barrier.c:$line_a" 50 15 40 || return 1
 	if grep -q "gt_barrier.c:$line_b" "$tmp/fixed.txt"; then
 		say "--fixed-line experimented on another line:"
 		show "$tmp/fixed.txt"
@@ -205,7 +205,8 @@ test_pipe()
 	produce=gt_pipe.c:$(line_of "$psrc" '/* produce line */')
 	consume=gt_pipe.c:$(line_of "$psrc" '/* consume line */')
 	record pipe --progress "$point" --fixed-line "$produce" -- "$pipe" -P -d 30 || return 1
-	rises_then_flat pipe "$produce" 40 || return 1
+	# Wider than the barrier's: a pipe's experiments are noisier (a queue).
+	rises_then_flat pipe "$produce" 40 15 60 || return 1
 	record pipe2 --progress "$point" --fixed-line "$consume" -- "$pipe" -P -d 20 || return 1
 	flat pipe2 "$consume"
 }
