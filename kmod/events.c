@@ -16,6 +16,7 @@
 #include <linux/moduleparam.h>
 #include <linux/netlink.h>
 #include <linux/perf_event.h>
+#include <linux/sched/task.h>
 #include <linux/string.h>
 
 static unsigned int max_freq = 100000;
@@ -196,7 +197,7 @@ static struct perf_event *create_on_any_cpu(struct perf_event_attr *attr)
 	struct cred *cred;
 	int cpu;
 
-	cred = prepare_kernel_cred(NULL);
+	cred = prepare_kernel_cred(&init_task);
 	if (!cred)
 		return ERR_PTR(-ENOMEM);
 	old = override_creds(cred);
