@@ -159,11 +159,12 @@ void cp_event_attr(const struct cp_event *ev, struct perf_event_attr *attr)
 }
 
 /*
- * Until 6.2 an extack message must outlive the request's handler (the ack
- * is built after it returns) and the kernel offers no buffer for a
- * formatted one. Messages that name an event go into these slots in turn;
- * a slot is written again only after MSG_SLOTS more failures, far later
- * than the ack that shows it.
+ * An extack message must outlive the request's handler (the ack is built
+ * after it returns). 6.2 gave the extack a buffer for a formatted one
+ * (NL_SET_ERR_MSG_FMT), of 80 bytes: too short for an event's name (up to
+ * 63) and the reason. So on every kernel, messages that name an event go
+ * into these slots in turn; a slot is written again only after MSG_SLOTS
+ * more failures, far later than the ack that shows it.
  */
 #define MSG_SLOTS	16
 #define MSG_LEN		128
