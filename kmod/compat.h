@@ -10,11 +10,62 @@
 #ifndef _CAUSALPROF_COMPAT_H
 #define _CAUSALPROF_COMPAT_H
 
+#include <linux/err.h>
+#include <linux/uprobes.h>
 #include <linux/version.h>
 
 /* Kbuild refuses older kernels before compiling; this catches other builds. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
 #error "causalprof needs Linux 6.1 or later (README.md, Supported kernels)"
 #endif
+
+/*
+ * A uprobe registration. Since 6.12 uprobe_register() returns the uprobe
+ * (3c83a9ad0295 "uprobes: make uprobe_register() return struct uprobe *"),
+ * handlers run under RCU Tasks Trace rather than the uprobe's
+ * register_rwsem, and unregistering takes two steps (04b01625da13
+ * "perf/uprobe: split uprobe_unregister()"): _nosync() unlinks a consumer,
+ * _sync() waits for the handlers still running, once for any number of
+ * consumers. Before, uprobe_unregister() does both.
+ */
+struct cp_uprobe {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	struct uprobe *uprobe;
+#else
+	struct inode *inode;
+	loff_t offset;
+#endif
+};
+
+static inline int cp_uprobe_register(struct cp_uprobe *up, struct inode *inode, loff_t offset,
+				     struct uprobe_consumer *uc)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	up->uprobe = uprobe_register(inode, offset, 0, uc);
+	return PTR_ERR_OR_ZERO(up->uprobe);
+#else
+	up->inode = inode;
+	up->offset = offset;
+	return uprobe_register(inode, offset, uc);
+#endif
+}
+
+/* No new call of uc's handlers; those running may go on until _sync(). */
+static inline void cp_uprobe_unregister_nosync(struct cp_uprobe *up, struct uprobe_consumer *uc)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	uprobe_unregister_nosync(up->uprobe, uc);
+#else
+	uprobe_unregister(up->inode, up->offset, uc);
+#endif
+}
+
+/* No handler of a consumer unregistered before runs any more. */
+static inline void cp_uprobe_unregister_sync(void)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	uprobe_unregister_sync();
+#endif
+}
 
 #endif /* _CAUSALPROF_COMPAT_H */
