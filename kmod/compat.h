@@ -68,4 +68,22 @@ static inline void cp_uprobe_unregister_sync(void)
 #endif
 }
 
+/*
+ * The parameters of a uprobe consumer's filter, which says whether the
+ * consumer wants its breakpoint in mm. 6.12 dropped the filter's context
+ * argument (59da880afed2 "uprobes: get rid of enum uprobe_filter_ctx in
+ * uprobe filter callbacks"), and since then a handler's
+ * UPROBE_HANDLER_REMOVE takes the breakpoint out of current's mm only if
+ * every consumer's filter, asked again, says no (cc01bd044e6a "uprobes:
+ * travers uprobe's consumer list locklessly under SRCU protection");
+ * before, the handlers' word was enough.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define CP_UPROBE_FILTER_ARGS(uc, mm) \
+	struct uprobe_consumer *uc, struct mm_struct *mm
+#else
+#define CP_UPROBE_FILTER_ARGS(uc, mm) \
+	struct uprobe_consumer *uc, enum uprobe_filter_ctx ctx, struct mm_struct *mm
+#endif
+
 #endif /* _CAUSALPROF_COMPAT_H */

@@ -15,13 +15,18 @@
  * 6.12 a grace period of the RCU Tasks Trace the handlers run under): the
  * point may be freed, and the module's text go. Points exist only while the
  * session records (cp_progress_clear() comes before the target set goes),
- * which is what makes cp_target_match() safe to call from the handlers.
+ * which is what makes cp_target_match() safe to call from the handlers and
+ * the filter.
  *
- * A process that is not a target and shares its memory only with its own
- * threads asks, at its first hit, for the breakpoint to be taken out of
- * its address space (UPROBE_HANDLER_REMOVE): it can never become a target
- * later (only the children of targets do, before they first run), and a
- * probe in a shared library then costs the rest of the system one trap.
+ * The breakpoint goes only into the address spaces of targets, and of
+ * processes the filter cannot tell about (another process's, at
+ * registration): a process that maps the file later and is not a target
+ * never gets it. One that has it and is not a target, sharing its memory
+ * only with its own threads, asks at its first hit for the breakpoint to be
+ * taken out of its address space (UPROBE_HANDLER_REMOVE, which the filter
+ * confirms): it can never become a target later (only the children of
+ * targets do, before they first run), and a probe in a shared library then
+ * costs the rest of the system one trap.
  *
  * Add, del and clear are serialized by points_mutex (and run under the
  * session lock besides); the table's readers take points_lock, so a
@@ -111,6 +116,16 @@ static int ignore(void)
 	return 0;
 }
 
+/*
+ * Whether the probe's breakpoint belongs in mm: in a target's, and where
+ * it cannot tell (mm is not current's: another process's, at registration).
+ * It is what confirms a handler's UPROBE_HANDLER_REMOVE on 6.12 (compat.h).
+ */
+static bool probe_filter(CP_UPROBE_FILTER_ARGS(uc, mm))
+{
+	return mm != current->mm || cp_target_match(current);
+}
+
 static int throughput_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct cp_probe *p = container_of(uc, struct cp_probe, uc);
@@ -171,6 +186,7 @@ static int probe_register(struct cp_point *pt, struct cp_probe *p, u64 offset,
 	p->pt = pt;
 	p->offset = offset;
 	p->uc.handler = pt->kind == CAUSALPROF_PP_LATENCY ? latency_handler : throughput_handler;
+	p->uc.filter = probe_filter;
 	ret = cp_uprobe_register(&p->up, pt->inode, offset, &p->uc);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot place a uprobe at that offset");
