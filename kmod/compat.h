@@ -11,6 +11,8 @@
 #define _CAUSALPROF_COMPAT_H
 
 #include <linux/err.h>
+#include <linux/hardirq.h>
+#include <linux/task_work.h>
 #include <linux/uprobes.h>
 #include <linux/version.h>
 
@@ -18,6 +20,26 @@
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
 #error "causalprof needs Linux 6.1 or later (README.md, Supported kernels)"
 #endif
+
+/*
+ * Task work queued by the overflow handler for current. The return from
+ * an NMI to user mode does not look at TIF_NOTIFY_RESUME, so before 6.11
+ * work queued from NMI with TWA_RESUME runs at the task's next return from
+ * an interrupt or a system call (a tick later, at most, for a task running
+ * user code). 6.11's TWA_NMI_CURRENT (466e4d801cd4 "task_work: Add
+ * TWA_NMI_CURRENT as an additional notify mode.") raises a self-interrupt
+ * whose return runs it at once, and is NMI-safe where TWA_RESUME is not
+ * (KASAN records the caller's stack). From a hard interrupt TWA_RESUME
+ * runs the work on the way back from that very interrupt everywhere.
+ */
+static inline enum task_work_notify_mode cp_twa_current(void)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+	if (in_nmi())
+		return TWA_NMI_CURRENT;
+#endif
+	return TWA_RESUME;
+}
 
 /*
  * A uprobe registration. Since 6.12 uprobe_register() returns the uprobe
