@@ -2,17 +2,19 @@
 #
 # make            build kmod/causalprof.ko and user/cprof
 # make check      build everything, boot the test VM, run the whole suite
+#                 (make check KVER=6.12: on the newest 6.12 kernel installed)
 # make demo       build, boot the VM, load the module and show it working
 # make bench      benchmarks (in the VM), results in bench/RESULTS.md;
 #                 BENCH=sampling,report runs only those bench/*.sh
 # make fuzz       fuzz the recording reader and cprof report (FUZZ_TIME s each)
 # make deps       install the Debian packages the project needs (root)
 #
-# KVER is the kernel the module is built for and the test VM boots: by
-# default the newest Debian 6.1 kernel installed (scripts/kver). KDIR is its
-# build tree.
+# KVER is the kernel the module is built for and the test VM boots: a
+# release installed in /lib/modules, or a series (KVER=6.12: its newest
+# installed release); by default the newest Debian 6.1 kernel installed
+# (scripts/kver). KDIR is its build tree. Supported: 6.1 to 6.12 (README.md).
 
-KVER ?= $(shell scripts/kver)
+override KVER := $(or $(shell scripts/kver $(KVER)),$(KVER))
 KDIR ?= /lib/modules/$(KVER)/build
 export KVER KDIR
 

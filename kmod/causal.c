@@ -41,6 +41,7 @@
  */
 
 #include "causal.h"
+#include "compat.h"
 #include "progress.h"
 #include "tasks.h"
 
@@ -431,9 +432,10 @@ static void hit(struct cp_task *t, s64 delay)
 /*
  * NMI or hard irq, current is a target task. Payment is queued only from a
  * sample that interrupted user mode: the work then runs on the way back
- * from this very interrupt, so it never waits (holding a module reference)
- * behind a syscall that blocks for long; a sample in the kernel still
- * counts as a hit.
+ * from this very interrupt (from an NMI before 6.11: at the next return to
+ * user mode, see cp_twa_current()), so it never waits (holding a module
+ * reference) behind a syscall that blocks for long; a sample in the kernel
+ * still counts as a hit.
  */
 void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsigned int nu)
 {
@@ -469,7 +471,7 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 	}
 	t->exp = id;
 	init_task_work(&t->work, pay);
-	if (task_work_add(current, &t->work, TWA_RESUME)) {
+	if (task_work_add(current, &t->work, cp_twa_current())) {
 		atomic_andnot(CP_TASK_QUEUED, &t->flags);
 		module_put(THIS_MODULE);
 	}

@@ -16,6 +16,7 @@
 #include <linux/moduleparam.h>
 #include <linux/netlink.h>
 #include <linux/perf_event.h>
+#include <linux/sched/task.h>
 #include <linux/string.h>
 
 static unsigned int max_freq = 100000;
@@ -158,11 +159,12 @@ void cp_event_attr(const struct cp_event *ev, struct perf_event_attr *attr)
 }
 
 /*
- * Until 6.2 an extack message must outlive the request's handler (the ack
- * is built after it returns) and the kernel offers no buffer for a
- * formatted one. Messages that name an event go into these slots in turn;
- * a slot is written again only after MSG_SLOTS more failures, far later
- * than the ack that shows it.
+ * An extack message must outlive the request's handler (the ack is built
+ * after it returns). 6.2 gave the extack a buffer for a formatted one
+ * (NL_SET_ERR_MSG_FMT), of 80 bytes: too short for an event's name (up to
+ * 63) and the reason. So on every kernel, messages that name an event go
+ * into these slots in turn; a slot is written again only after MSG_SLOTS
+ * more failures, far later than the ack that shows it.
  */
 #define MSG_SLOTS	16
 #define MSG_LEN		128
@@ -196,7 +198,7 @@ static struct perf_event *create_on_any_cpu(struct perf_event_attr *attr)
 	struct cred *cred;
 	int cpu;
 
-	cred = prepare_kernel_cred(NULL);
+	cred = prepare_kernel_cred(&init_task);
 	if (!cred)
 		return ERR_PTR(-ENOMEM);
 	old = override_creds(cred);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 #include "causal.h"
+#include "compat.h"
 #include "debugfs.h"
 #include "netlink.h"
 #include "proc.h"

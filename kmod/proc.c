@@ -537,7 +537,6 @@ static int control_open(struct inode *inode, struct file *file)
 static const struct proc_ops control_ops = {
 	.proc_open	= control_open,
 	.proc_write	= control_write,
-	.proc_lseek	= no_llseek,
 };
 
 int __init causalprof_proc_init(void)

@@ -8,25 +8,32 @@
  * to the instant of any snapshot.
  *
  * Handlers run in task context, from uprobe_notify_resume() on the way
- * back to user mode after the breakpoint, under the uprobe's
- * register_rwsem held for reading. uprobe_unregister() takes that rwsem
- * for writing before it unlinks the consumer, so once it returns no
- * handler of the point runs or will run: the point may be freed, and the
- * module's text go, right away. Points exist only while the session
- * records (cp_progress_clear() comes before the target set goes), which
- * is what makes cp_target_match() safe to call from the handlers.
+ * back to user mode after the breakpoint. Once a point's consumers are
+ * unregistered and cp_uprobe_unregister_sync() has returned, no handler of
+ * the point runs or will run (compat.h: on 6.1 uprobe_unregister() waits
+ * on the uprobe's register_rwsem, which the handlers hold for reading; on
+ * 6.12 a grace period of the RCU Tasks Trace the handlers run under): the
+ * point may be freed, and the module's text go. Points exist only while the
+ * session records (cp_progress_clear() comes before the target set goes),
+ * which is what makes cp_target_match() safe to call from the handlers and
+ * the filter.
  *
- * A process that is not a target and shares its memory only with its own
- * threads asks, at its first hit, for the breakpoint to be taken out of
- * its address space (UPROBE_HANDLER_REMOVE): it can never become a target
- * later (only the children of targets do, before they first run), and a
- * probe in a shared library then costs the rest of the system one trap.
+ * The breakpoint goes only into the address spaces of targets, and of
+ * processes the filter cannot tell about (another process's, at
+ * registration): a process that maps the file later and is not a target
+ * never gets it. One that has it and is not a target, sharing its memory
+ * only with its own threads, asks at its first hit for the breakpoint to be
+ * taken out of its address space (UPROBE_HANDLER_REMOVE, which the filter
+ * confirms): it can never become a target later (only the children of
+ * targets do, before they first run), and a probe in a shared library then
+ * costs the rest of the system one trap.
  *
  * Add, del and clear are serialized by points_mutex (and run under the
  * session lock besides); the table's readers take points_lock, so a
  * snapshot may be taken from any context but NMI.
  */
 
+#include "compat.h"
 #include "progress.h"
 #include "targets.h"
 
@@ -53,6 +60,7 @@ struct cp_point;
 
 struct cp_probe {
 	struct uprobe_consumer uc;
+	struct cp_uprobe up;
 	struct cp_point *pt;
 	u64 offset;
 	bool registered;
@@ -106,6 +114,16 @@ static int ignore(void)
 		return UPROBE_HANDLER_REMOVE;
 	}
 	return 0;
+}
+
+/*
+ * Whether the probe's breakpoint belongs in mm: in a target's, and where
+ * it cannot tell (mm is not current's: another process's, at registration).
+ * It is what confirms a handler's UPROBE_HANDLER_REMOVE on 6.12 (compat.h).
+ */
+static bool probe_filter(CP_UPROBE_FILTER_ARGS(uc, mm))
+{
+	return mm != current->mm || cp_target_match(current);
 }
 
 static int throughput_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
@@ -168,7 +186,8 @@ static int probe_register(struct cp_point *pt, struct cp_probe *p, u64 offset,
 	p->pt = pt;
 	p->offset = offset;
 	p->uc.handler = pt->kind == CAUSALPROF_PP_LATENCY ? latency_handler : throughput_handler;
-	ret = uprobe_register(pt->inode, offset, &p->uc);
+	p->uc.filter = probe_filter;
+	ret = cp_uprobe_register(&p->up, pt->inode, offset, &p->uc);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot place a uprobe at that offset");
 		return ret;
@@ -177,19 +196,25 @@ static int probe_register(struct cp_point *pt, struct cp_probe *p, u64 offset,
 	return 0;
 }
 
-/* Once this returns, no handler of p runs (see the top of the file). */
-static void probe_unregister(struct cp_point *pt, struct cp_probe *p)
+/* Its handlers may still run until cp_uprobe_unregister_sync(). */
+static void probe_unregister(struct cp_probe *p)
 {
 	if (!p->registered)
 		return;
-	uprobe_unregister(pt->inode, p->offset, &p->uc);
+	cp_uprobe_unregister_nosync(&p->up, &p->uc);
 	p->registered = false;
 }
 
+/* The probes first, then a sync, then point_free(). */
+static void point_unregister(struct cp_point *pt)
+{
+	probe_unregister(&pt->end);
+	probe_unregister(&pt->begin);
+}
+
+/* Once no handler of pt runs any more. */
 static void point_free(struct cp_point *pt)
 {
-	probe_unregister(pt, &pt->end);
-	probe_unregister(pt, &pt->begin);
 	if (pt->inode)
 		path_put(&pt->path);
 	kfree(pt->name);
@@ -233,10 +258,13 @@ static struct cp_point *point_create(u32 id, u32 kind, const char *name, u64 off
 	if (kind == CAUSALPROF_PP_LATENCY) {
 		ret = probe_register(pt, &pt->end, end_offset, extack);
 		if (ret)
-			goto err_free;
+			goto err_unregister;
 	}
 	return pt;
 
+err_unregister:
+	point_unregister(pt);
+	cp_uprobe_unregister_sync();
 err_free:
 	point_free(pt);
 	return ERR_PTR(ret);
@@ -320,23 +348,31 @@ out_unlock:
 	return ret;
 }
 
-static void slot_del(int slot)
+/* Out of the table, its probes unregistered: release it after a sync. */
+static struct cp_point *slot_take(int slot)
 {
 	struct cp_point *pt = points[slot];
-	u32 id = pt->id;
 
 	lockdep_assert_held(&points_mutex);
 
 	spin_lock_irq(&points_lock);
 	points[slot] = NULL;
 	spin_unlock_irq(&points_lock);
-	point_free(pt);
+	point_unregister(pt);
+	return pt;
+}
+
+/* After cp_uprobe_unregister_sync(). */
+static void point_release(struct cp_point *pt)
+{
 	atomic64_inc(&stats.deleted);
-	pr_debug("progress point %u removed\n", id);
+	pr_debug("progress point %u removed\n", pt->id);
+	point_free(pt);
 }
 
 int cp_progress_del(u32 id, struct netlink_ext_ack *extack)
 {
+	struct cp_point *pt;
 	int slot, ret = 0;
 
 	mutex_lock(&points_mutex);
@@ -345,20 +381,28 @@ int cp_progress_del(u32 id, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "no progress point with that id");
 		ret = -ENOENT;
 	} else {
-		slot_del(slot);
+		pt = slot_take(slot);
+		cp_uprobe_unregister_sync();
+		point_release(pt);
 	}
 	mutex_unlock(&points_mutex);
 	return ret;
 }
 
+/* Every point, with one wait for the handlers of all. */
 void cp_progress_clear(void)
 {
-	int i;
+	struct cp_point *gone[CP_MAX_PROGRESS];
+	unsigned int i, n = 0;
 
 	mutex_lock(&points_mutex);
 	for (i = 0; i < CP_MAX_PROGRESS; i++)
 		if (points[i])
-			slot_del(i);
+			gone[n++] = slot_take(i);
+	if (n)
+		cp_uprobe_unregister_sync();
+	while (n--)
+		point_release(gone[n]);
 	mutex_unlock(&points_mutex);
 }
 

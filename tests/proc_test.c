@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /proc/causalprof: the status file's format, and the text control file's
- * commands (with the sampler's keys) and error codes.
+ * commands (with the sampler's keys) and error codes; it cannot seek.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,17 @@ TEST(status_format)
 		seen[n++] = line;
 	}
 	ASSERT_LE(ARRAY_SIZE(status_keys), n);
+}
+
+/* control takes a stream of commands: it cannot seek (ESPIPE). */
+TEST(control_not_seekable)
+{
+	int fd = open(CP_CONTROL, O_WRONLY | O_CLOEXEC);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, lseek(fd, 0, SEEK_SET));
+	EXPECT_EQ(ESPIPE, errno);
+	close(fd);
 }
 
 FIXTURE(control) {

@@ -6,9 +6,10 @@
  * this test computes from the target's /proc/PID/maps:
  *
  * - throughput: the counter equals the number of calls the target's
- *   threads made while the point existed, exactly; calls before it, and a
- *   process that is not a target running the same binary, are not
- *   counted (and that process loses the breakpoint at its first hit);
+ *   threads made while the point existed, exactly; calls before it, and
+ *   processes that are not targets running the same binary, are not
+ *   counted (one started before the point loses the breakpoint at its
+ *   first hit, one started after never has it);
  * - latency: for threads whose begin/end intervals overlap, the kernel's
  *   in-flight area lies between the sums of the intervals the target
  *   measured inside and around the calls (CLOCK_MONOTONIC, the kernel's
@@ -203,6 +204,9 @@ TEST_F(progress, throughput_exact)
 	int orig;
 
 	ASSERT_EQ(0, cp_prog_spawn(&self->a));
+	/* Another process of the same binary, not a target. */
+	ASSERT_EQ(0, cp_prog_spawn(&self->b));
+	ASSERT_EQ(self->a.off_tp, self->b.off_tp);
 	orig = cp_byte_at(self->path, self->a.off_tp);
 	ASSERT_GE(orig, 0);
 	ASSERT_NE(INT3, orig);
@@ -223,11 +227,9 @@ TEST_F(progress, throughput_exact)
 	ASSERT_EQ(0, prog_call(&self->a, CALLS, 3));
 	ASSERT_EQ(CALLS, pp(_metadata, 1, "count"));
 
-	/* Another process of the same binary: not a target, not counted. */
+	/* The process that is not a target: not counted. */
 	ignored = dbg(_metadata, "ignored");
 	removed = dbg(_metadata, "removed");
-	ASSERT_EQ(0, cp_prog_spawn(&self->b));
-	ASSERT_EQ(self->a.off_tp, self->b.off_tp);
 	ASSERT_EQ(INT3, cp_mem_byte(self->b.pid, self->b.tp));
 	ASSERT_EQ(0, prog_call(&self->b, 1000, 1));
 	ASSERT_EQ(CALLS, pp(_metadata, 1, "count"));
@@ -238,6 +240,15 @@ TEST_F(progress, throughput_exact)
 	ASSERT_EQ(1, dbg(_metadata, "removed") - removed);
 	ASSERT_EQ(orig, cp_mem_byte(self->b.pid, self->b.tp));
 	ASSERT_EQ(INT3, cp_mem_byte(self->a.pid, self->a.tp));
+
+	/* One started after the point never has the breakpoint. */
+	cp_prog_kill(&self->b);
+	ASSERT_EQ(0, cp_prog_spawn(&self->b));
+	ignored = dbg(_metadata, "ignored");
+	ASSERT_EQ(orig, cp_mem_byte(self->b.pid, self->b.tp));
+	ASSERT_EQ(0, prog_call(&self->b, 1000, 1));
+	ASSERT_EQ(ignored, dbg(_metadata, "ignored"));
+
 	ASSERT_EQ(0, prog_call(&self->a, 100, 1));
 	ASSERT_EQ(CALLS + 100, pp(_metadata, 1, "count"));
 	ASSERT_EQ(CALLS + 100, dbg(_metadata, "hits") - hits);
@@ -382,6 +393,8 @@ TEST_F(progress, lifecycle_session_stop)
 TEST_F(progress, lifecycle_target_exits)
 {
 	ASSERT_EQ(0, cp_prog_spawn(&self->a));
+	/* Not a target, mapping the file before the points exist. */
+	ASSERT_EQ(0, cp_prog_spawn(&self->b));
 	ASSERT_EQ(0, session_start(&self->a));
 	add_both(_metadata, self);
 	ASSERT_EQ(0, prog_call(&self->a, 10, 1));
@@ -393,8 +406,7 @@ TEST_F(progress, lifecycle_target_exits)
 	ASSERT_EQ(2, progress_lines());
 	ASSERT_EQ(10, pp(_metadata, 1, "count"));
 	ASSERT_EQ(1, pp(_metadata, 2, "inflight"));
-	/* Still in every process that maps the file, until the session stops. */
-	ASSERT_EQ(0, cp_prog_spawn(&self->b));
+	/* Still in the other process that maps the file, until the session stops. */
 	expect_probes(_metadata, &self->b, self->path, true);
 	ASSERT_EQ(0, cp_control("stop"));
 	expect_probes(_metadata, &self->b, self->path, false);
