@@ -276,9 +276,10 @@ static void finish_work_fn(struct work_struct *work)
 	mutex_unlock(&sess.lock);
 }
 
+/* The same socket: a port id may have changed hands since the start. */
 static bool owner_eq(const struct cp_owner *a, const struct cp_owner *b)
 {
-	return a->net == b->net && a->portid == b->portid;
+	return a->sk == b->sk;
 }
 
 /*
@@ -451,13 +452,20 @@ static void release_work_fn(struct work_struct *work)
 static int release_notify(struct notifier_block *nb, unsigned long event, void *ptr)
 {
 	const struct netlink_notify *n = ptr;
-	const struct cp_owner closed = { .net = n->net, .portid = n->portid };
 
 	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
 		return NOTIFY_DONE;
 
+	/*
+	 * The port id is free already (netlink_release() unhashes the socket
+	 * first): a socket bound to it since would match too, which only
+	 * stops a session whose owner is gone anyway. The stream stops
+	 * sending here, before this socket's close returns.
+	 */
 	spin_lock(&sess.owner_lock);
-	if (sess.cfg.owner.net && owner_eq(&closed, &sess.cfg.owner)) {
+	if (sess.cfg.owner.net && sess.cfg.owner.net == n->net &&
+	    sess.cfg.owner.portid == n->portid) {
+		cp_stream_owner_gone();
 		sess.release_id = sess.id;
 		schedule_work(&sess.release_work);
 	}

@@ -12,6 +12,7 @@ struct net;
 struct netlink_ext_ack;
 struct pid;
 struct seq_file;
+struct sock;
 struct cp_range;
 
 #define CP_EVENT_NAME_LEN	64
@@ -27,13 +28,18 @@ struct cp_event {
 
 /*
  * The netlink socket that started a session. It may stop the session, its
- * closing stops it, and it receives the session's records. The session
- * only compares net; the stream holds a reference on it while it sends.
- * NULL means no owner (started through /proc).
+ * closing stops it, and it receives the session's records. The socket
+ * itself is the owner, compared by sk: its port id is freed when it
+ * closes, before the release notifier runs, and may be bound again by
+ * anyone at once. net and portid only match that notification. The stream
+ * holds a reference on sk for as long as the session names it, so no other
+ * socket can take its address meanwhile. net NULL means no owner (started
+ * through /proc).
  */
 struct cp_owner {
 	struct net *net;
 	u32 portid;
+	struct sock *sk;
 };
 
 struct cp_config {

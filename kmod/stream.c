@@ -3,14 +3,18 @@
  * The session's rings and their one consumer: a delayed work that drains
  * them every drain_ms, or at once when the overflow handler finds a
  * ring half full (through an irq_work: the handler may be an NMI), into
- * CAUSALPROF_CMD_RECORDS messages unicast to the session's owner.
+ * CAUSALPROF_CMD_RECORDS messages queued on the session owner's socket.
  *
  * Records leave a ring only once the message that carries them is queued
  * on the owner's socket. When its queue is full, the records stay and the
  * next drain tries again; meanwhile the rings fill and the handler counts
  * what it cannot store, and LOST records tell the owner. Sessions without
  * an owner (started through /proc), or whose owner is gone, have their
- * records drained and counted as dropped.
+ * records drained and counted as dropped. The owner is gone from the
+ * moment its socket starts closing: the release notifier says so
+ * (cp_stream_owner_gone()) before the close returns, and a socket
+ * orphaned by its close is dead. Records never go to the owner's port id,
+ * which the close frees for anyone to bind.
  *
  * Nothing is sent before the owner has its START reply (cp_stream_open()):
  * a reply or ack that finds the owner's queue full is dropped, so records
@@ -43,7 +47,7 @@
 #include <linux/timekeeping.h>
 #include <linux/topology.h>
 #include <linux/workqueue.h>
-#include <net/net_namespace.h>
+#include <net/sock.h>
 
 static unsigned int ring_kb = 512;
 module_param(ring_kb, uint, 0644);
@@ -83,9 +87,9 @@ static struct {
 	unsigned long sb_next;
 	struct cpu_state *cpus;	/* by CPU number */
 
-	struct net *net;	/* the owner's, referenced; NULL: no owner */
-	u32 portid;
+	struct sock *sk;	/* the owner's socket, referenced; NULL: no owner */
 	u64 id;
+	bool gone;		/* the owner's socket is closing */
 	bool dropping;		/* nobody to send to: drop */
 	bool running;		/* producers may write; the work re-arms */
 	bool held;		/* the owner has no START reply yet */
@@ -296,14 +300,17 @@ static int deliver(void)
 {
 	int ret;
 
+	if (!strm.dropping && (READ_ONCE(strm.gone) || sock_flag(strm.sk, SOCK_DEAD))) {
+		pr_debug("session %llu: owner gone: dropping its records\n", strm.id);
+		strm.dropping = true;
+	}
 	if (!strm.dropping) {
-		ret = causalprof_netlink_send_records(strm.net, strm.portid, strm.id,
-						      strm.batch, strm.len);
+		ret = causalprof_netlink_send_records(strm.sk, strm.id, strm.batch, strm.len);
 		if (!ret) {
 			causalprof_stat_add(CAUSALPROF_STAT_RECORDS_SENT, strm.nr);
 			return 0;
 		}
-		if (ret == -EAGAIN || ret == -ENOMEM || ret == -ENOBUFS)
+		if (ret == -EAGAIN || ret == -ENOMEM)
 			return ret;
 		pr_debug("session %llu: owner unreachable (%d): dropping its records\n",
 			 strm.id, ret);
@@ -459,9 +466,11 @@ int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack 
 	strm.sb_lost = 0;
 	strm.sb_lost_seen = 0;
 	strm.id = id;
-	strm.net = cfg->owner.net ? get_net(cfg->owner.net) : NULL;
-	strm.portid = cfg->owner.portid;
-	strm.dropping = !strm.net;
+	strm.sk = cfg->owner.net ? cfg->owner.sk : NULL;
+	if (strm.sk)
+		sock_hold(strm.sk);
+	WRITE_ONCE(strm.gone, false);
+	strm.dropping = !strm.sk;
 	strm.held = true;
 	strm.ended = false;
 	WRITE_ONCE(strm.running, true);
@@ -526,7 +535,17 @@ void cp_stream_free(void)
 {
 	cp_stream_stop();
 	free_rings();
-	if (strm.net)
-		put_net(strm.net);
-	strm.net = NULL;
+	if (strm.sk)
+		sock_put(strm.sk);
+	strm.sk = NULL;
+}
+
+/*
+ * From the netlink release notifier, under the session's owner_lock, when
+ * the owner's socket closes: nothing more is sent to it, from now on.
+ * Every drain checks this before it sends.
+ */
+void cp_stream_owner_gone(void)
+{
+	WRITE_ONCE(strm.gone, true);
 }
