@@ -97,8 +97,7 @@ static int fill_status(struct sk_buff *msg, const struct cp_status *st)
 	if (st->state != CAUSALPROF_STATE_IDLE) {
 		if (nla_put_u32(msg, CAUSALPROF_A_FLAGS, st->flags))
 			return -EMSGSIZE;
-		if (st->has_owner &&
-		    nla_put_u32(msg, CAUSALPROF_A_OWNER_PORTID, st->owner_portid))
+		if (nla_put_u32(msg, CAUSALPROF_A_OWNER, st->owner))
 			return -EMSGSIZE;
 		if (st->has_target && nla_put_u32(msg, CAUSALPROF_A_TARGET_PID, st->target_pid))
 			return -EMSGSIZE;

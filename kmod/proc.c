@@ -42,10 +42,11 @@ static int status_show(struct seq_file *m, void *v)
 		seq_printf(m, "target_pid: %u\n", st.target_pid);
 	else
 		seq_puts(m, "target_pid: -\n");
-	if (st.has_owner)
-		seq_printf(m, "owner_portid: %u\n", st.owner_portid);
+	if (st.state == CAUSALPROF_STATE_IDLE)
+		seq_puts(m, "owner: -\n");
 	else
-		seq_puts(m, "owner_portid: -\n");
+		seq_printf(m, "owner: %s\n",
+			   st.owner == CAUSALPROF_OWNER_NETLINK ? "netlink" : "proc");
 	for_each_causalprof_stat(i)
 		seq_printf(m, "%s: %llu\n", causalprof_stat_name(i), causalprof_stat_read(i));
 	return 0;

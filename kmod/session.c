@@ -423,10 +423,8 @@ void causalprof_session_status(struct cp_status *st)
 			st->has_target = true;
 			st->target_pid = pid_vnr(sess.target);
 		}
-		if (sess.cfg.owner.net) {
-			st->has_owner = true;
-			st->owner_portid = sess.cfg.owner.portid;
-		}
+		st->owner = sess.cfg.owner.net ? CAUSALPROF_OWNER_NETLINK :
+			    CAUSALPROF_OWNER_PROC;
 	}
 	mutex_unlock(&sess.lock);
 }

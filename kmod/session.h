@@ -89,8 +89,7 @@ struct cp_status {
 	u32 flags;
 	bool has_target;
 	u32 target_pid;
-	bool has_owner;
-	u32 owner_portid;
+	u32 owner;		/* enum causalprof_owner */
 };
 
 int __must_check causalprof_session_start(const struct cp_config *cfg,

@@ -1118,6 +1118,7 @@ int cp_nl_get_status(struct cp_nl *nl, struct cp_nl_status *st)
 		{ CAUSALPROF_A_STATE, &st->state, sizeof(st->state) },
 		{ CAUSALPROF_A_SESSION_ID, &st->session_id, sizeof(st->session_id) },
 		{ CAUSALPROF_A_OWNER_PORTID, &st->owner_portid, sizeof(st->owner_portid) },
+		{ CAUSALPROF_A_OWNER, &st->owner, sizeof(st->owner) },
 		{ CAUSALPROF_A_TARGET_PID, &st->target_pid, sizeof(st->target_pid) },
 		{ CAUSALPROF_A_FLAGS, &st->flags, sizeof(st->flags) },
 	};

@@ -215,6 +215,7 @@ struct cp_nl_status {
 	uint32_t state;
 	uint64_t session_id;
 	uint32_t owner_portid;
+	uint32_t owner;		/* enum causalprof_owner */
 	uint32_t target_pid;
 	uint32_t flags;
 	uint64_t stats[CAUSALPROF_STAT_MAX + 1];

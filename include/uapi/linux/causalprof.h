@@ -17,8 +17,8 @@
  *     CAUSALPROF_A_STATE: NLA_U32, enum causalprof_state
  *     CAUSALPROF_A_SESSION_ID: NLA_U64, id of the current or last session
  *                              (0: none yet)
- *     CAUSALPROF_A_OWNER_PORTID: NLA_U32, netlink port of the session owner
- *                                (only while a session runs)
+ *     CAUSALPROF_A_OWNER: NLA_U32, enum causalprof_owner: what started the
+ *                         running session (only while a session runs)
  *     CAUSALPROF_A_TARGET_PID: NLA_U32, target process (only while a
  *                              session runs; absent when system-wide)
  *     CAUSALPROF_A_FLAGS: NLA_U32, CAUSALPROF_F_* of the running session
@@ -163,6 +163,16 @@ enum causalprof_state {
 	CAUSALPROF_STATE_STOPPING,
 };
 
+/*
+ * Who owns the running session. The owner's netlink port id is not told:
+ * once the owner's socket closes, anyone may bind that port id.
+ */
+enum causalprof_owner {
+	CAUSALPROF_OWNER_NONE,
+	CAUSALPROF_OWNER_NETLINK,	/* the socket that sent SESSION_START */
+	CAUSALPROF_OWNER_PROC,		/* started through /proc/causalprof/control */
+};
+
 enum causalprof_flag {
 	CAUSALPROF_F_SYSTEM_WIDE	= 1U << 0,
 	CAUSALPROF_F_NO_INHERIT		= 1U << 1,
@@ -177,7 +187,7 @@ enum causalprof_attr {
 	CAUSALPROF_A_VERSION,
 	CAUSALPROF_A_STATE,
 	CAUSALPROF_A_SESSION_ID,
-	CAUSALPROF_A_OWNER_PORTID,
+	CAUSALPROF_A_OWNER_PORTID,	/* no longer sent: see CAUSALPROF_A_OWNER */
 	CAUSALPROF_A_TARGET_PID,
 	CAUSALPROF_A_FLAGS,
 	CAUSALPROF_A_EVENTS,
@@ -185,6 +195,7 @@ enum causalprof_attr {
 	CAUSALPROF_A_RECORDS,
 	CAUSALPROF_A_EXPERIMENT,
 	CAUSALPROF_A_PROGRESS,
+	CAUSALPROF_A_OWNER,
 	__CAUSALPROF_A_LAST
 };
 #define CAUSALPROF_A_MAX (__CAUSALPROF_A_LAST - 1)
