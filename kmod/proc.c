@@ -9,6 +9,7 @@
 #include "version.h"
 
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
@@ -504,6 +505,7 @@ static int control_run(struct file *file, char *buf)
 static ssize_t control_write(struct file *file, const char __user *ubuf, size_t len,
 			     loff_t *ppos)
 {
+	const struct cred *old;
 	char *buf;
 	int ret;
 
@@ -519,7 +521,14 @@ static ssize_t control_write(struct file *file, const char __user *ubuf, size_t 
 		pr_debug("control: NUL byte in command\n");
 		ret = -EINVAL;
 	} else {
+		/*
+		 * As the check at open, everything a command does is judged
+		 * by the opener's credentials, not the writer's: who owns a
+		 * session, who may change a process, which files a path finds.
+		 */
+		old = override_creds(file->f_cred);
 		ret = control_run(file, buf);
+		revert_creds(old);
 	}
 	kfree(buf);
 	if (ret)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
+#include "access.h"
 #include "causal.h"
 #include "events.h"
 #include "hooks.h"
@@ -11,13 +12,17 @@
 #include "stream.h"
 #include "targets.h"
 
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/init.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/threads.h>
 #include <linux/workqueue.h>
 
@@ -159,6 +164,7 @@ int causalprof_session_start(const struct cp_config *cfg, struct netlink_ext_ack
 		goto err_stop_hooks;
 
 	sess.target = target;
+	sess.uid = current_euid();
 	sess.state = CAUSALPROF_STATE_RECORDING;
 	/* From here on, the owner's socket closing stops the session. */
 	spin_lock(&sess.owner_lock);
@@ -283,10 +289,19 @@ static bool owner_eq(const struct cp_owner *a, const struct cp_owner *b)
 }
 
 /*
+ * A session without an owner socket (started through /proc) belongs to the
+ * user who started it (the control file's opener's euid): current, whose
+ * credentials are that opener's on the /proc path.
+ */
+static bool starter(void)
+{
+	return uid_eq(current_euid(), sess.uid);
+}
+
+/*
  * A session with an owner may be stopped by that owner or by an admin; one
- * without (started through /proc) by anyone allowed to control the module,
- * which the caller has checked. who is NULL for callers that are not a
- * netlink socket.
+ * without (started through /proc) by the user who started it or an admin.
+ * who is NULL for callers that are not a netlink socket.
  */
 int causalprof_session_stop(const struct cp_owner *who, bool admin,
 			    struct netlink_ext_ack *extack)
@@ -304,6 +319,11 @@ int causalprof_session_stop(const struct cp_owner *who, bool admin,
 		ret = -EPERM;
 		goto out_unlock;
 	}
+	if (!sess.cfg.owner.net && !admin && !starter()) {
+		NL_SET_ERR_MSG(extack, "only its starter or CAP_SYS_ADMIN may stop the session");
+		ret = -EPERM;
+		goto out_unlock;
+	}
 	stop_locked();
 out_unlock:
 	mutex_unlock(&sess.lock);
@@ -313,9 +333,42 @@ out_unlock:
 /*
  * Experiments and progress points are controlled through the surface that
  * started the session: a session with an owner only by its owner's socket
- * (who), one started through /proc only through /proc (who == NULL).
- * Under sess.lock.
+ * (who), one started through /proc only through /proc (who == NULL), by
+ * the user who started it or an admin. Under sess.lock.
  */
+/*
+ * Starting an experiment, which delays the session's targets, and adding a
+ * progress point, which puts breakpoints in their memory, change them: as
+ * for perf's events that change their target, the caller needs the right
+ * to ptrace-attach the session's target. A system-wide session's targets
+ * are every task: CAP_SYS_ADMIN or CAP_SYS_PTRACE. Under sess.lock.
+ */
+static int may_change(const struct cp_owner *who, struct netlink_ext_ack *extack)
+{
+	struct task_struct *task;
+	bool ok;
+
+	if (!sess.target) {
+		if (cp_capable(who, CAP_SYS_ADMIN) || cp_capable(who, CAP_SYS_PTRACE))
+			return 0;
+		NL_SET_ERR_MSG(extack,
+			       "changing a system-wide session's targets needs CAP_SYS_ADMIN or CAP_SYS_PTRACE");
+		return -EPERM;
+	}
+	task = get_pid_task(sess.target, PIDTYPE_PID);
+	if (!task) {
+		NL_SET_ERR_MSG(extack, "the session's target has exited");
+		return -ESRCH;
+	}
+	ok = cp_may_attach(who, task);
+	put_task_struct(task);
+	if (!ok) {
+		NL_SET_ERR_MSG(extack, "no right to ptrace-attach the session's target");
+		return -EPERM;
+	}
+	return 0;
+}
+
 static int may_control(const struct cp_owner *who, struct netlink_ext_ack *extack)
 {
 	lockdep_assert_held(&sess.lock);
@@ -330,6 +383,42 @@ static int may_control(const struct cp_owner *who, struct netlink_ext_ack *extac
 		else
 			NL_SET_ERR_MSG(extack, "the session is controlled through /proc");
 		return -EPERM;
+	}
+	if (!who && !starter() && !cp_capable(NULL, CAP_SYS_ADMIN)) {
+		NL_SET_ERR_MSG(extack, "the session belongs to another user");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/*
+ * The processes whose code an experiment selects: their layout is theirs
+ * to tell, so the caller needs the right to ptrace-attach them too.
+ * Ranges name them by thread group id in the initial pid namespace.
+ */
+static int may_select(const struct cp_owner *who, const struct cp_range *ranges,
+		      unsigned int nr, struct netlink_ext_ack *extack)
+{
+	struct task_struct *task;
+	unsigned int i;
+	bool ok;
+
+	for (i = 0; i < nr; i++) {
+		rcu_read_lock();
+		task = pid_task(find_pid_ns(ranges[i].tgid, &init_pid_ns), PIDTYPE_TGID);
+		if (task)
+			get_task_struct(task);
+		rcu_read_unlock();
+		if (!task) {
+			NL_SET_ERR_MSG(extack, "a range's process has exited");
+			return -ESRCH;
+		}
+		ok = cp_may_attach(who, task);
+		put_task_struct(task);
+		if (!ok) {
+			NL_SET_ERR_MSG(extack, "no right to ptrace-attach a range's process");
+			return -EPERM;
+		}
 	}
 	return 0;
 }
@@ -347,6 +436,10 @@ int causalprof_experiment_start(const struct cp_owner *who, u32 speedup,
 
 	mutex_lock(&sess.lock);
 	ret = may_control(who, extack);
+	if (!ret)
+		ret = may_change(who, extack);
+	if (!ret)
+		ret = may_select(who, ranges, nr, extack);
 	if (ret)
 		goto out_unlock;
 	ret = cp_causal_start(speedup, ranges, nr);
@@ -390,6 +483,8 @@ int causalprof_progress_add(const struct cp_owner *who, u32 id, u32 kind, const 
 
 	mutex_lock(&sess.lock);
 	ret = may_control(who, extack);
+	if (!ret)
+		ret = may_change(who, extack);
 	if (!ret)
 		ret = cp_progress_add(id, kind, path, offset, end_offset, extack);
 	mutex_unlock(&sess.lock);

@@ -6,6 +6,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/workqueue.h>
 
 struct net;
@@ -62,6 +63,7 @@ struct cp_session {
 	u64 id;			/* current or last session; 0: none yet */
 	struct cp_config cfg;	/* of the current or last session */
 	struct pid *target;	/* held while recording; NULL if system-wide */
+	kuid_t uid;		/* the starter's euid: a /proc session's owner */
 
 	/*
 	 * The netlink release notifier runs inside every netlink socket's

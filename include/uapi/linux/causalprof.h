@@ -86,9 +86,16 @@
  * Experiments and progress points are controlled through the surface that
  * started the session: a session with an owner only by its owner's socket
  * (another socket gets -EPERM, CAP_SYS_ADMIN or not), one started through
- * /proc only through /proc (netlink gets -EPERM). Without a session:
- * -ENOENT. The policies are strict: an attribute a command does not list,
- * at any nesting level, is -EINVAL.
+ * /proc only through /proc (netlink gets -EPERM), and by the user who
+ * started it (its euid) or CAP_SYS_ADMIN. Without a session: -ENOENT.
+ * Starting an experiment (which delays the session's targets) and adding
+ * a progress point (breakpoints in their memory) change the targets: as
+ * for perf's events that change their target, they need the right to
+ * ptrace-attach the session's target (same uid and dumpable, or
+ * CAP_SYS_PTRACE), else -EPERM; -ESRCH once it has exited. A system-wide
+ * session's targets are every task: CAP_SYS_ADMIN or CAP_SYS_PTRACE. The
+ * policies are strict: an attribute a command does not list, at any
+ * nesting level, is -EINVAL.
  *
  * CAUSALPROF_CMD_EXPERIMENT_START (control, owner only)
  *     CAUSALPROF_A_EXPERIMENT: NLA_NESTED, required
@@ -98,7 +105,8 @@
  *                               them, the selected code
  *         CAUSALPROF_RANGE_A_PID: NLA_U32, the process whose addresses these
  *                                 are, in the caller's pid namespace
- *                                 (-ESRCH if there is none)
+ *                                 (-ESRCH if there is none; -EPERM
+ *                                 without the right to ptrace-attach it)
  *         CAUSALPROF_RANGE_A_START: NLA_U64, first address
  *         CAUSALPROF_RANGE_A_END: NLA_U64, one past the last address (above
  *                                 START)
