@@ -46,13 +46,20 @@
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
+#include <linux/spinlock.h>
 #include <linux/task_work.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
 
+/*
+ * A payment is one sleep: at most a second, whatever the parameter says,
+ * so that no thread sleeps for long at once in the module's code.
+ */
+#define MAX_PAUSE_US_MAX	1000000U
+
 static unsigned int max_pause_us = 10000;
 module_param(max_pause_us, uint, 0644);
-MODULE_PARM_DESC(max_pause_us, "Longest single payment, microseconds (default 10000)");
+MODULE_PARM_DESC(max_pause_us, "Longest single payment, microseconds (default 10000, at most 1000000)");
 
 static struct {
 	u32 id;			/* current or last experiment; 0: none yet */
@@ -70,7 +77,8 @@ static struct {
 	atomic64_t capped;
 	atomic64_t inherited;
 	atomic64_t table_full;
-	atomic_t paying;	/* tasks asleep in a payment */
+	atomic_t paying;	/* tasks in settle(), paying or about to */
+	u32 sealed;		/* its counters are final; under seal_lock */
 
 	/* Progress points at the start, and now (under the session lock). */
 	unsigned int nr_snap0, nr_snap;
@@ -97,6 +105,8 @@ static struct causalprof_exp_point *result_points(void)
 
 static DECLARE_WAIT_QUEUE_HEAD(pay_wq);
 static DECLARE_WAIT_QUEUE_HEAD(done_wq);
+/* Payers account under it; the stop seals the experiment under it. */
+static DEFINE_SPINLOCK(seal_lock);
 
 /* The running experiment's id, or 0. Its settings are visible once this is. */
 static u32 exp_current(void)
@@ -115,8 +125,16 @@ bool cp_causal_running(void)
 	return READ_ONCE(exp.live);
 }
 
-/* Under the session lock, with the session's hooks and counters running. */
-int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr)
+u32 cp_causal_live_id(void)
+{
+	return READ_ONCE(exp.live);
+}
+
+/*
+ * Under the session lock, with the session's hooks and counters running.
+ * *id: the experiment's number.
+ */
+int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr, u32 *id)
 {
 	int ret;
 
@@ -131,7 +149,7 @@ int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr)
 	exp.speedup = speedup;
 	exp.nr_ranges = nr;
 	memcpy(exp.ranges, ranges, nr * sizeof(*ranges));
-	exp.max_pause_ns = max(READ_ONCE(max_pause_us), 1U) * NSEC_PER_USEC;
+	exp.max_pause_ns = clamp(READ_ONCE(max_pause_us), 1U, MAX_PAUSE_US_MAX) * NSEC_PER_USEC;
 	atomic64_set(&exp.global, 0);
 	atomic64_set(&exp.hits, 0);
 	atomic64_set(&exp.payments, 0);
@@ -143,9 +161,12 @@ int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr)
 	exp.nr_snap0 = cp_progress_snapshot(exp.snap0, CP_MAX_PROGRESS);
 	exp.start_ns = ktime_get_ns();
 	exp.end_ns = 0;
+	spin_lock(&seal_lock);
 	exp.id++;
 	if (!exp.id)
 		exp.id++;
+	spin_unlock(&seal_lock);
+	*id = exp.id;
 	/* Settings and table first: pairs with exp_current(). */
 	smp_store_release(&exp.live, exp.id);
 	return 0;
@@ -242,11 +263,23 @@ int cp_causal_stop(u16 flags, const struct causalprof_experiment **res)
 	WRITE_ONCE(exp.live, 0);
 	exp.end_ns = ktime_get_ns();
 	exp.nr_snap = cp_progress_snapshot(exp.snap, CP_MAX_PROGRESS);
-	/* Handlers and hooks that saw it running are done. */
+	/*
+	 * Handlers and hooks that saw it running are done; a payer that
+	 * counts itself in paying from now on sees it stopped: the grace
+	 * period implies a full barrier between the store above and the
+	 * read of paying below (see settle()).
+	 */
 	synchronize_rcu();
 	wake_up_all(&pay_wq);
-	/* The payers' totals are final once they are awake. */
+	/*
+	 * The payers' totals are final once they are awake. One that is not
+	 * scheduled within a second (a frozen task) accounts nothing once
+	 * the experiment is sealed: the record's counters never move after.
+	 */
 	wait_event_timeout(done_wq, !atomic_read(&exp.paying), HZ);
+	spin_lock(&seal_lock);
+	exp.sealed = exp.id;
+	spin_unlock(&seal_lock);
 	build_result(flags);
 	*res = &result.rec;
 	return 0;
@@ -276,7 +309,15 @@ static void account(struct cp_task *t, u64 slept, bool capped)
  * thread owes, up to max_pause_us; the next sample queues the rest. As in
  * Coz, the time actually slept is what is credited, also when the
  * experiment's stop cut the sleep short: the stop waits for its payers
- * before anything reads the totals, and no experiment starts before.
+ * before it seals the totals, and no experiment starts before.
+ *
+ * The payer counts itself in paying before it checks that the experiment
+ * runs (a full barrier between): either the stop, which clears live and
+ * then waits for a grace period before it reads paying, sees it, or it
+ * sees the experiment stopped. The sleep is interruptible, like Coz's
+ * nanosleep(): a payment is no uninterruptible wait (no D state, nothing
+ * for the hung task detector), and a signal ends it early, the time slept
+ * credited.
  */
 static noinline void settle(struct cp_task *t)
 {
@@ -284,19 +325,26 @@ static noinline void settle(struct cp_task *t)
 	s64 owed;
 	u64 t0, amount;
 
-	if ((current->flags & PF_EXITING) || !exp_live(id))
+	if (current->flags & PF_EXITING)
 		return;
+	atomic_inc(&exp.paying);
+	/* Pairs with the grace period in cp_causal_stop(). */
+	smp_mb__after_atomic();
+	if (!exp_live(id))
+		goto out;
 	owed = atomic64_read(&exp.global) - atomic64_read(&t->local);
 	if (owed <= 0)
-		return;
+		goto out;
 	amount = min_t(u64, owed, exp.max_pause_ns);
-	atomic_inc(&exp.paying);
 	atomic_or(CP_TASK_PAYING, &t->flags);
 	t0 = ktime_get_ns();
-	__wait_event_hrtimeout(pay_wq, !exp_live(id), ns_to_ktime(amount), TASK_KILLABLE);
-	if (READ_ONCE(exp.id) == id)
+	__wait_event_hrtimeout(pay_wq, !exp_live(id), ns_to_ktime(amount), TASK_INTERRUPTIBLE);
+	spin_lock(&seal_lock);
+	if (exp.id == id && exp.sealed != id)
 		account(t, ktime_get_ns() - t0, amount < owed);
+	spin_unlock(&seal_lock);
 	atomic_andnot(CP_TASK_PAYING, &t->flags);
+out:
 	if (atomic_dec_and_test(&exp.paying))
 		wake_up(&done_wq);
 }

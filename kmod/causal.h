@@ -17,10 +17,11 @@ struct cp_range {
 	u64 start, end;
 };
 
-int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr);
+int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr, u32 *id);
 int cp_causal_stop(u16 flags, const struct causalprof_experiment **res);
 void cp_causal_point_gone(u32 id);
 bool cp_causal_running(void);
+u32 cp_causal_live_id(void);
 void cp_causal_uninit(void);
 
 /*

@@ -26,6 +26,15 @@
 #include <linux/threads.h>
 #include <linux/workqueue.h>
 
+/*
+ * An experiment that runs this long stops by itself: a controlling script
+ * that died (a /proc session has no owner whose death stops it) cannot
+ * slow its targets down forever.
+ */
+static unsigned int max_experiment_s = 60;
+module_param(max_experiment_s, uint, 0644);
+MODULE_PARM_DESC(max_experiment_s, "Experiments stop by themselves after this many seconds, 1 to 3600 (default 60)");
+
 /* How long a stop waits for an owner that does not read its records. */
 #define STOP_TIMEOUT		(10 * HZ)
 #define FINISH_RETRY		msecs_to_jiffies(10)
@@ -442,8 +451,11 @@ int causalprof_experiment_start(const struct cp_owner *who, u32 speedup,
 		ret = may_select(who, ranges, nr, extack);
 	if (ret)
 		goto out_unlock;
-	ret = cp_causal_start(speedup, ranges, nr);
-	if (ret == -EBUSY)
+	ret = cp_causal_start(speedup, ranges, nr, &sess.exp_id);
+	if (!ret)
+		mod_delayed_work(system_wq, &sess.exp_timeout,
+				 clamp(READ_ONCE(max_experiment_s), 1U, 3600U) * HZ);
+	else if (ret == -EBUSY)
 		NL_SET_ERR_MSG(extack, "an experiment is already running");
 	else if (ret)
 		NL_SET_ERR_MSG(extack, "cannot start the experiment");
@@ -524,6 +536,21 @@ void causalprof_session_status(struct cp_status *st)
 	mutex_unlock(&sess.lock);
 }
 
+/*
+ * The experiment started last ran max_experiment_s: stop it, unless it was
+ * stopped (and maybe another started) meanwhile.
+ */
+static void exp_timeout_fn(struct work_struct *work)
+{
+	mutex_lock(&sess.lock);
+	if (sess.state == CAUSALPROF_STATE_RECORDING && sess.exp_id &&
+	    cp_causal_live_id() == sess.exp_id) {
+		pr_debug("session %llu: experiment %u timed out\n", sess.id, sess.exp_id);
+		experiment_stop_locked(CAUSALPROF_EXP_F_TIMEOUT);
+	}
+	mutex_unlock(&sess.lock);
+}
+
 static void release_work_fn(struct work_struct *work)
 {
 	u64 id;
@@ -574,6 +601,7 @@ int __init causalprof_session_init(void)
 {
 	INIT_WORK(&sess.release_work, release_work_fn);
 	INIT_DELAYED_WORK(&sess.finish_work, finish_work_fn);
+	INIT_DELAYED_WORK(&sess.exp_timeout, exp_timeout_fn);
 	return netlink_register_notifier(&release_nb);
 }
 
@@ -592,6 +620,7 @@ void causalprof_session_shutdown(void)
 		finish_locked(true);
 	mutex_unlock(&sess.lock);
 	cancel_delayed_work_sync(&sess.finish_work);
+	cancel_delayed_work_sync(&sess.exp_timeout);
 }
 
 /* Last thing at unload: nothing can reach the session any more. */

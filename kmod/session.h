@@ -82,6 +82,10 @@ struct cp_session {
 	 */
 	struct delayed_work finish_work;
 	unsigned long stop_deadline;
+
+	/* Stops experiment exp_id once it has run max_experiment_s. */
+	struct delayed_work exp_timeout;
+	u32 exp_id;
 };
 
 /* A copy of the session's state, pids in the caller's pid namespace. */

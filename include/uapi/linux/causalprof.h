@@ -403,8 +403,10 @@ struct causalprof_end {
 
 /*
  * The result of one experiment, streamed to the session owner when the
- * experiment stops (by EXPERIMENT_STOP, or because the session stops: then
- * hdr.flags has CAUSALPROF_EXP_F_SESSION_END), before the session's END.
+ * experiment stops (by EXPERIMENT_STOP; because the session stops: then
+ * hdr.flags has CAUSALPROF_EXP_F_SESSION_END; or by itself after the
+ * module's max_experiment_s: CAUSALPROF_EXP_F_TIMEOUT), before the
+ * session's END.
  * After the fixed part come nr_ranges struct causalprof_exp_range, then
  * nr_points struct causalprof_exp_point (the progress points registered
  * when the experiment stopped). Every delta covers the experiment only: a
@@ -415,6 +417,7 @@ struct causalprof_end {
  * sideband LOST record) only if their ring is full.
  */
 #define CAUSALPROF_EXP_F_SESSION_END	(1U << 0)
+#define CAUSALPROF_EXP_F_TIMEOUT	(1U << 1)	/* ran max_experiment_s: stopped */
 
 struct causalprof_exp_range {
 	__u32	pid;		/* thread group id, initial pid namespace */
