@@ -40,6 +40,8 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -642,11 +644,25 @@ static void show_point(struct seq_file *m, const struct causalprof_exp_point *pt
 		   pt->count, pt->ends, pt->area_ns, pt->inflight);
 }
 
+/* pid (initial namespace) as ns sees it; 0 when it cannot, or it is gone. */
+static pid_t pid_in(pid_t pid, struct pid_namespace *ns)
+{
+	pid_t nr;
+
+	rcu_read_lock();
+	nr = pid_nr_ns(find_pid_ns(pid, &init_pid_ns), ns);
+	rcu_read_unlock();
+	return nr;
+}
+
 /*
  * /proc/causalprof/experiment, under the session lock: a running
- * experiment's counters so far, a stopped one's result.
+ * experiment's counters so far, a stopped one's result. Its ranges (their
+ * processes in ns) only for a privileged reader: they tell where a
+ * process's code lies. The threads' lines come from
+ * cp_causal_show_task(), without the lock.
  */
-void cp_causal_show(struct seq_file *m)
+void cp_causal_show(struct seq_file *m, bool privileged, struct pid_namespace *ns)
 {
 	struct causalprof_exp_point pt;
 	u64 end = exp.live ? ktime_get_ns() : exp.end_ns;
@@ -659,8 +675,8 @@ void cp_causal_show(struct seq_file *m)
 	seq_printf(m, "state: %s\n", exp.live ? "running" : "stopped");
 	seq_printf(m, "id: %u\n", exp.id);
 	seq_printf(m, "speedup: %u\n", exp.speedup);
-	for (i = 0; i < exp.nr_ranges; i++)
-		seq_printf(m, "range: %d:0x%llx-0x%llx\n", exp.ranges[i].tgid,
+	for (i = 0; privileged && i < exp.nr_ranges; i++)
+		seq_printf(m, "range: %d:0x%llx-0x%llx\n", pid_in(exp.ranges[i].tgid, ns),
 			   exp.ranges[i].start, exp.ranges[i].end);
 	seq_printf(m, "wall_ns: %llu\n", end - exp.start_ns);
 	seq_printf(m, "inserted_ns: %lld\n", (s64)atomic64_read(&exp.global));
@@ -682,15 +698,34 @@ void cp_causal_show(struct seq_file *m)
 		for (i = 0; i < result.rec.nr_points; i++)
 			show_point(m, &result_points()[i]);
 	}
+}
 
-	n = cp_tasks_size();
-	for (i = 0; i < n; i++) {
-		struct cp_task *t = cp_task_at(i);
-		int tid = atomic_read(&t->tid);
+/*
+ * The first slot at or after *i that holds a thread, *i its index; NULL
+ * past the end. Without the session lock: the table stays until unload,
+ * after the /proc files are gone, and its slots are atomics. A slot an
+ * experiment's start clears meanwhile may show half of each.
+ */
+void *cp_causal_task_seek(loff_t *i)
+{
+	unsigned int n = cp_tasks_size();
 
-		if (tid > 0)
-			seq_printf(m, "task: %d %lld %lld %d\n", tid,
-				   (s64)atomic64_read(&t->local),
-				   (s64)atomic64_read(&t->paid_ns), atomic_read(&t->payments));
+	for (; *i < n; ++*i) {
+		if (atomic_read(&cp_task_at(*i)->tid) > 0)
+			return cp_task_at(*i);
+		if (!(*i % 4096))
+			cond_resched();
 	}
+	return NULL;
+}
+
+/* A thread's line, its tid in ns; none when ns does not see it. */
+void cp_causal_show_task(struct seq_file *m, void *slot, struct pid_namespace *ns)
+{
+	struct cp_task *t = slot;
+	pid_t tid = pid_in(atomic_read(&t->tid), ns);
+
+	if (tid > 0)
+		seq_printf(m, "task: %d %lld %lld %d\n", tid, (s64)atomic64_read(&t->local),
+			   (s64)atomic64_read(&t->paid_ns), atomic_read(&t->payments));
 }

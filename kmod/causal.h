@@ -6,6 +6,7 @@
 #include <linux/types.h>
 
 struct dentry;
+struct pid_namespace;
 struct seq_file;
 struct task_struct;
 
@@ -36,7 +37,9 @@ void cp_causal_wake(struct task_struct *wakee, bool by_target);
 void cp_causal_block(struct task_struct *t);
 void cp_causal_exit(struct task_struct *t);
 
-void cp_causal_show(struct seq_file *m);
+void cp_causal_show(struct seq_file *m, bool privileged, struct pid_namespace *ns);
+void *cp_causal_task_seek(loff_t *i);
+void cp_causal_show_task(struct seq_file *m, void *slot, struct pid_namespace *ns);
 void cp_causal_debugfs(struct dentry *parent);
 
 #endif /* _CAUSALPROF_CAUSAL_H */

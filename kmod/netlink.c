@@ -120,7 +120,11 @@ static int get_status(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int ret;
 
-	causalprof_session_status(&st);
+	ret = causalprof_session_status(&st);
+	if (ret) {
+		GENL_SET_ERR_MSG(info, "interrupted while waiting for the session");
+		return ret;
+	}
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg) {

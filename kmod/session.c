@@ -481,11 +481,14 @@ out_unlock:
 	return ret;
 }
 
-void causalprof_experiment_show(struct seq_file *m)
+/* A reader waiting for the session may give up: nobody stalls in D state. */
+int causalprof_experiment_show(struct seq_file *m, bool privileged, struct pid_namespace *ns)
 {
-	mutex_lock(&sess.lock);
-	cp_causal_show(m);
+	if (mutex_lock_interruptible(&sess.lock))
+		return -EINTR;
+	cp_causal_show(m, privileged, ns);
 	mutex_unlock(&sess.lock);
+	return 0;
 }
 
 int causalprof_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
@@ -517,11 +520,12 @@ int causalprof_progress_del(const struct cp_owner *who, u32 id, struct netlink_e
 	return ret;
 }
 
-void causalprof_session_status(struct cp_status *st)
+int causalprof_session_status(struct cp_status *st)
 {
 	memset(st, 0, sizeof(*st));
 
-	mutex_lock(&sess.lock);
+	if (mutex_lock_interruptible(&sess.lock))
+		return -EINTR;
 	st->state = sess.state;
 	st->id = sess.id;
 	if (sess.state != CAUSALPROF_STATE_IDLE) {
@@ -534,6 +538,7 @@ void causalprof_session_status(struct cp_status *st)
 			    CAUSALPROF_OWNER_PROC;
 	}
 	mutex_unlock(&sess.lock);
+	return 0;
 }
 
 /*

@@ -12,6 +12,7 @@
 struct net;
 struct netlink_ext_ack;
 struct pid;
+struct pid_namespace;
 struct seq_file;
 struct sock;
 struct cp_range;
@@ -103,13 +104,13 @@ int __must_check causalprof_session_start(const struct cp_config *cfg,
 void causalprof_session_started(u64 id);
 int causalprof_session_stop(const struct cp_owner *who, bool admin,
 			    struct netlink_ext_ack *extack);
-void causalprof_session_status(struct cp_status *st);
+int causalprof_session_status(struct cp_status *st);
 /* who: the caller's socket, NULL through /proc; see may_control() */
 int causalprof_experiment_start(const struct cp_owner *who, u32 speedup,
 				const struct cp_range *ranges, unsigned int nr,
 				struct netlink_ext_ack *extack);
 int causalprof_experiment_stop(const struct cp_owner *who, struct netlink_ext_ack *extack);
-void causalprof_experiment_show(struct seq_file *m);
+int causalprof_experiment_show(struct seq_file *m, bool privileged, struct pid_namespace *ns);
 int causalprof_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
 			    u64 offset, u64 end_offset, struct netlink_ext_ack *extack);
 int causalprof_progress_del(const struct cp_owner *who, u32 id,
