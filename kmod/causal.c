@@ -89,13 +89,9 @@ static struct {
 } exp;
 
 /* The last experiment's result, built at its stop; under the session lock. */
-#define RESULT_MAX	(sizeof(struct causalprof_experiment) + \
-			 CP_MAX_RANGES * sizeof(struct causalprof_exp_range) + \
-			 CP_MAX_PROGRESS * sizeof(struct causalprof_exp_point))
-
 static union {
 	struct causalprof_experiment rec;
-	u64 buf[DIV_ROUND_UP(RESULT_MAX, 8)];
+	u64 buf[DIV_ROUND_UP(CP_EXP_RECORD_MAX, 8)];
 } result;
 
 static struct causalprof_exp_point *result_points(void)
@@ -256,6 +252,7 @@ static void build_result(u16 flags)
  */
 int cp_causal_stop(u16 flags, const struct causalprof_experiment **res)
 {
+	BUILD_BUG_ON(CP_MAX_POINTS != CP_MAX_PROGRESS);
 	BUILD_BUG_ON(sizeof(struct causalprof_experiment) % 8 ||
 		     sizeof(struct causalprof_exp_range) % 8 ||
 		     sizeof(struct causalprof_exp_point) % 8);

@@ -11,6 +11,12 @@ struct seq_file;
 struct task_struct;
 
 #define CP_MAX_RANGES	CAUSALPROF_MAX_RANGES
+#define CP_MAX_POINTS	16	/* CP_MAX_PROGRESS */
+
+/* The largest CAUSALPROF_REC_EXPERIMENT record. */
+#define CP_EXP_RECORD_MAX	(sizeof(struct causalprof_experiment) + \
+				 CP_MAX_RANGES * sizeof(struct causalprof_exp_range) + \
+				 CP_MAX_POINTS * sizeof(struct causalprof_exp_point))
 
 /* Selected code: [start, end) in the address space of process tgid. */
 struct cp_range {

@@ -233,7 +233,8 @@ static void finish_locked(bool hurry)
 
 /*
  * Stops the running experiment and streams its result, in the sideband
- * ring so that it goes out before the session's END.
+ * ring so that it goes out before the session's END, in the room kept for
+ * it (see cp_stream_result_room()).
  */
 static int experiment_stop_locked(u16 flags)
 {
@@ -243,8 +244,8 @@ static int experiment_stop_locked(u16 flags)
 	lockdep_assert_held(&sess.lock);
 
 	ret = cp_causal_stop(flags, &rec);
-	if (!ret && cp_stream_emit(rec, rec->hdr.size))
-		pr_debug("session %llu: no room for experiment %u's result\n", sess.id, rec->id);
+	if (!ret)
+		cp_stream_emit(rec, rec->hdr.size);
 	return ret;
 }
 
@@ -451,6 +452,12 @@ int causalprof_experiment_start(const struct cp_owner *who, u32 speedup,
 		ret = may_select(who, ranges, nr, extack);
 	if (ret)
 		goto out_unlock;
+	/* Its result will have room in the stream: the last one's is gone. */
+	if (!cp_causal_running() && !cp_stream_result_room()) {
+		NL_SET_ERR_MSG(extack, "the last experiment's result is not delivered yet");
+		ret = -EBUSY;
+		goto out_unlock;
+	}
 	ret = cp_causal_start(speedup, ranges, nr, &sess.exp_id);
 	if (!ret)
 		mod_delayed_work(system_wq, &sess.exp_timeout,

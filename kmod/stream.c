@@ -23,12 +23,20 @@
  * Nor is anything sent from inside the owner's STOP request (see
  * session.c).
  *
+ * The sideband ring keeps room for one experiment's result: the hooks'
+ * records, which any process a system-wide session follows can make in
+ * any number (mprotect(PROT_EXEC) in a loop, with long paths), may not use
+ * it, only cp_stream_emit() may, and an experiment starts only while that
+ * room is free (cp_stream_result_room()). So the EXPERIMENT record of an
+ * experiment is never lost, however full the hooks keep the ring.
+ *
  * Order: every drain pass first notes each CPU ring's head, then the
  * sideband ring's, and sends the sideband records up to its head before
  * any sample. A sideband record written before a sample (an MMAP before
  * the code it maps runs) is therefore never sent after that sample.
  */
 
+#include "causal.h"
 #include "netlink.h"
 #include "ring.h"
 #include "session.h"
@@ -68,6 +76,8 @@ MODULE_PARM_DESC(drain_ms, "Drain the rings every N ms, 1 to 1000 (default 100);
 #define BATCH_MAX		(32 * 1024 - 512)
 /* Messages one drain sends before it lets other work run. */
 #define DRAIN_ROUNDS		64
+/* Kept free in the sideband ring for an EXPERIMENT record, padding included. */
+#define RESULT_ROOM		(2 * CP_EXP_RECORD_MAX)
 
 struct cpu_state {
 	unsigned long end;	/* this pass: the ring's head */
@@ -161,13 +171,16 @@ void cp_stream_sb_unlock(unsigned long flags)
 	spin_unlock_irqrestore(&sb_lock, flags);
 }
 
-/* Room for a record, or NULL (the record counted as lost) when the ring is full. */
+/*
+ * Room for a record, or NULL (the record counted as lost) when the ring is
+ * full: short of the room kept for an experiment's result.
+ */
 void *cp_stream_sb_reserve(u32 size, unsigned long *next)
 {
 	void *rec;
 
 	lockdep_assert_held(&sb_lock);
-	rec = cp_ring_reserve(&strm.sideband, size, next);
+	rec = cp_ring_reserve_keep(&strm.sideband, size, RESULT_ROOM, next);
 	if (!rec) {
 		strm.sb_lost++;
 		causalprof_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
@@ -185,11 +198,13 @@ void cp_stream_sb_commit(unsigned long next)
 }
 
 /*
- * One whole record (its header's size is size), built by the caller, into
- * the sideband ring: after the sideband records written before it, before
- * the session's END. Lost, and counted as the sideband's, when the ring is
- * full. It does not drain to make room: the caller may be serving a request
- * of the owner, whose ack must not queue up behind records.
+ * An experiment's result (its header's size is size, at most
+ * CP_EXP_RECORD_MAX), built by the caller, into the sideband ring: after
+ * the sideband records written before it, before the session's END. It
+ * may use the room kept for it, which is free when the experiment starts
+ * (see cp_stream_result_room()): it is not lost. It does not drain to make
+ * room: the caller may be serving a request of the owner, whose ack must
+ * not queue up behind records.
  */
 int cp_stream_emit(const void *rec, u32 size)
 {
@@ -197,7 +212,11 @@ int cp_stream_emit(const void *rec, u32 size)
 	void *p;
 
 	flags = cp_stream_sb_lock();
-	p = cp_stream_sb_reserve(size, &next);
+	p = cp_ring_reserve(&strm.sideband, size, &next);
+	if (WARN_ON_ONCE(!p)) {
+		strm.sb_lost++;
+		causalprof_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
+	}
 	if (p) {
 		memcpy(p, rec, size);
 		cp_stream_sb_commit(next);
@@ -393,6 +412,22 @@ static void drain_work_fn(struct work_struct *work)
 }
 
 /*
+ * Under the session lock, before an experiment starts: the room kept for
+ * its result is free (no earlier result waits in it for the owner).
+ */
+bool cp_stream_result_room(void)
+{
+	struct cp_ring *r = &strm.sideband;
+	unsigned long flags;
+	bool ok;
+
+	flags = cp_stream_sb_lock();
+	ok = r->head - READ_ONCE(r->tail) + RESULT_ROOM <= cp_ring_size(r);
+	cp_stream_sb_unlock(flags);
+	return ok;
+}
+
+/*
  * Process context, from the initial sideband dump: make room by draining,
  * once the stream is open.
  */
@@ -400,7 +435,7 @@ void cp_stream_sb_room(size_t bytes)
 {
 	struct cp_ring *r = &strm.sideband;
 
-	if (cp_ring_size(r) - (READ_ONCE(r->head) - READ_ONCE(r->tail)) >= bytes)
+	if (cp_ring_size(r) - (READ_ONCE(r->head) - READ_ONCE(r->tail)) >= bytes + RESULT_ROOM)
 		return;
 	mutex_lock(&drain_lock);
 	drain(false);
