@@ -53,7 +53,8 @@
  *         CAUSALPROF_EV_A_FREQ: NLA_U32, target samples per second per CPU
  *                               (above the module's max_freq: lowered)
  *         CAUSALPROF_EV_A_NAME: NLA_NUL_STRING, the user's spelling, for
- *                               error messages
+ *                               error messages (printable ASCII, else
+ *                               -EINVAL)
  *       The index of an event in this list is the event number carried by
  *       its samples. Without CAUSALPROF_A_EVENTS the session samples
  *       nothing and streams only MMAP, COMM, FORK and EXIT records.
@@ -110,7 +111,8 @@
  *         CAUSALPROF_RANGE_A_START: NLA_U64, first address
  *         CAUSALPROF_RANGE_A_END: NLA_U64, one past the last address (above
  *                                 START)
- *   -EBUSY while an experiment runs.
+ *   -EBUSY while an experiment runs, or while the last experiment's
+ *   record still waits in the module for an owner that does not read.
  * CAUSALPROF_CMD_EXPERIMENT_STOP (control, owner only)
  *   No attributes; -ENOENT when no experiment runs. The experiment's result
  *   is streamed as a CAUSALPROF_REC_EXPERIMENT record, after the ack. A
@@ -413,8 +415,9 @@ struct causalprof_end {
  * point added while it ran counts from its registration. The counters are
  * final (no payment of the experiment is made after it). The effective
  * duration is wall_ns - inserted_ns. The record travels with the MMAP,
- * COMM, FORK and EXIT records and, like them, is lost (and counted in a
- * sideband LOST record) only if their ring is full.
+ * COMM, FORK and EXIT records, in room kept for it: it is never lost, however
+ * many of those the targets make (an experiment starts only once the last
+ * one's record has left that room).
  */
 #define CAUSALPROF_EXP_F_SESSION_END	(1U << 0)
 #define CAUSALPROF_EXP_F_TIMEOUT	(1U << 1)	/* ran max_experiment_s: stopped */
