@@ -34,6 +34,7 @@
 #include "tasks.h"
 
 #include <linux/atomic.h>
+#include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/init.h>
 #include <linux/ktime.h>
@@ -46,6 +47,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
@@ -67,6 +69,7 @@ static struct {
 	u32 id;			/* current or last experiment; 0: none yet */
 	u32 live;		/* id while running, else 0 */
 	u32 speedup;		/* per mille */
+	struct cp_starter starter;
 	unsigned int nr_ranges;
 	struct cp_range ranges[CP_MAX_RANGES];
 	u64 start_ns, end_ns;	/* CLOCK_MONOTONIC */
@@ -132,7 +135,8 @@ u32 cp_causal_live_id(void)
  * Under the session lock, with the session's hooks and counters running.
  * *id: the experiment's number.
  */
-int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr, u32 *id)
+int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr,
+		    const struct cp_starter *starter, u32 *id)
 {
 	int ret;
 
@@ -145,6 +149,7 @@ int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr,
 		return ret;
 
 	exp.speedup = speedup;
+	exp.starter = *starter;
 	exp.nr_ranges = nr;
 	memcpy(exp.ranges, ranges, nr * sizeof(*ranges));
 	exp.max_pause_ns = clamp(READ_ONCE(max_pause_us), 1U, MAX_PAUSE_US_MAX) * NSEC_PER_USEC;
@@ -318,6 +323,30 @@ static void account(struct cp_task *t, u64 slept, bool capped)
  * for the hung task detector), and a signal ends it early, the time slept
  * credited.
  */
+/*
+ * The session checked, when the experiment started, that its starter may
+ * ptrace-attach the target. A target may have changed since: a process
+ * that execs a setuid program keeps being a target, and its children too.
+ * So the payer itself, in task context, is judged again by the same rule
+ * (uids and gids, dumpable; CAP_SYS_PTRACE in the initial namespace for
+ * any), and not delayed when it fails.
+ */
+static bool may_delay_current(void)
+{
+	const struct cred *cred = current_real_cred();
+	const struct cp_starter *s = &exp.starter;
+
+	if (s->any)
+		return true;
+	if (!uid_eq(cred->uid, s->uid) || !uid_eq(cred->euid, s->uid) ||
+	    !uid_eq(cred->suid, s->uid) || !gid_eq(cred->gid, s->gid) ||
+	    !gid_eq(cred->egid, s->gid) || !gid_eq(cred->sgid, s->gid))
+		return false;
+	/* Dumpability after the credentials: pairs with commit_creds(). */
+	smp_rmb();
+	return current->mm && get_dumpable(current->mm) == SUID_DUMP_USER;
+}
+
 static noinline void settle(struct cp_task *t)
 {
 	u32 id = t->exp;
@@ -331,6 +360,10 @@ static noinline void settle(struct cp_task *t)
 	smp_mb__after_atomic();
 	if (!exp_live(id))
 		goto out;
+	if (!may_delay_current()) {
+		atomic_or(CP_TASK_EXEMPT, &t->flags);
+		goto out;
+	}
 	owed = atomic64_read(&exp.global) - atomic64_read(&t->local);
 	if (owed <= 0)
 		goto out;
@@ -466,6 +499,8 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 	}
 	owed = atomic64_read(&exp.global) - atomic64_read(&t->local);
 	if (!user || owed <= 0 || owed < (s64)READ_ONCE(min_pause_us) * NSEC_PER_USEC)
+		return;
+	if (atomic_read(&t->flags) & CP_TASK_EXEMPT)
 		return;
 	if (atomic_fetch_or(CP_TASK_QUEUED, &t->flags) & CP_TASK_QUEUED)
 		return;

@@ -4,6 +4,7 @@
 
 #include <linux/causalprof.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 
 struct dentry;
 struct pid_namespace;
@@ -18,13 +19,25 @@ struct task_struct;
 				 CP_MAX_RANGES * sizeof(struct causalprof_exp_range) + \
 				 CP_MAX_POINTS * sizeof(struct causalprof_exp_point))
 
+/*
+ * Who started an experiment, as far as whom it may delay goes: threads
+ * whose every uid and gid are uid and gid and that are dumpable, or,
+ * with any, every thread.
+ */
+struct cp_starter {
+	kuid_t uid;
+	kgid_t gid;
+	bool any;
+};
+
 /* Selected code: [start, end) in the address space of process tgid. */
 struct cp_range {
 	pid_t tgid;
 	u64 start, end;
 };
 
-int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr, u32 *id);
+int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr,
+		    const struct cp_starter *starter, u32 *id);
 int cp_causal_stop(u16 flags, const struct causalprof_experiment **res);
 void cp_causal_point_gone(u32 id);
 bool cp_causal_running(void);

@@ -442,6 +442,7 @@ int causalprof_experiment_start(const struct cp_owner *who, u32 speedup,
 				const struct cp_range *ranges, unsigned int nr,
 				struct netlink_ext_ack *extack)
 {
+	struct cp_starter starter;
 	int ret;
 
 	mutex_lock(&sess.lock);
@@ -458,7 +459,13 @@ int causalprof_experiment_start(const struct cp_owner *who, u32 speedup,
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	ret = cp_causal_start(speedup, ranges, nr, &sess.exp_id);
+	starter = (struct cp_starter){
+		.uid = current_uid(),
+		.gid = current_gid(),
+		.any = cp_capable(who, CAP_SYS_PTRACE) ||
+		       (!sess.target && cp_capable(who, CAP_SYS_ADMIN)),
+	};
+	ret = cp_causal_start(speedup, ranges, nr, &starter, &sess.exp_id);
 	if (!ret)
 		mod_delayed_work(system_wq, &sess.exp_timeout,
 				 clamp(READ_ONCE(max_experiment_s), 1U, 3600U) * HZ);
