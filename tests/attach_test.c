@@ -272,6 +272,44 @@ TEST_F(attach, proc_session_of_own)
 	ASSERT_EQ(0, cp_wait_state("idle", CP_WAIT_MS));
 }
 
+/*
+ * Its own program, exec'd (dumpable again): B, which runs outside the
+ * selected code, pays for A's hits; payers are judged again when they pay.
+ */
+static void own_payments(struct __test_metadata *_metadata, FIXTURE_DATA(attach) *self)
+{
+	char path[PATH_MAX], out[256], cmd[128], text[1 << 14];
+	char *argv[] = { path, "spin", "0", NULL };
+	unsigned long long start, end;
+	struct cp_target t;
+	int64_t local, paid;
+	pid_t pid, a, b;
+	int payments;
+
+	ASSERT_EQ(0, cp_target_path("causal", path, sizeof(path)));
+	ASSERT_EQ(0, cp_target_spawn(&t, argv, false));
+	ASSERT_LT(0, cp_target_read(&t, out, sizeof(out), "\n", 10000));
+	ASSERT_EQ(5, sscanf(out, "ready %d %d %d %llx %llx", &pid, &a, &b, &start, &end));
+	snprintf(cmd, sizeof(cmd), "start pid=%d", pid);
+	ASSERT_EQ(0, cp_control(cmd));
+	snprintf(cmd, sizeof(cmd), "experiment start speedup=1000 range=%d:0x%llx-0x%llx", pid,
+		 start, end);
+	EXPECT_EQ(0, cp_control(cmd));
+	usleep(1000000);
+	EXPECT_EQ(0, cp_control("experiment stop"));
+	EXPECT_EQ(0, cp_exp_read(text, sizeof(text)));
+	EXPECT_EQ(0, cp_exp_task(text, b, &local, &paid, &payments));
+	EXPECT_LT(0, payments) TH_LOG("B never paid");
+	EXPECT_EQ(0, cp_control("stop"));
+	cp_target_kill(&t);
+}
+
+TEST_F(attach, perfmon_payments_on_own_program)
+{
+	as_user(_metadata, PERFMON, own_payments, self);
+	ASSERT_EQ(0, cp_wait_state("idle", CP_WAIT_MS));
+}
+
 /* root may do everything, also system-wide. */
 TEST_F(attach, root)
 {
