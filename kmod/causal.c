@@ -46,6 +46,7 @@
 #include "tasks.h"
 
 #include <linux/atomic.h>
+#include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/init.h>
 #include <linux/ktime.h>
@@ -53,24 +54,35 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
+#include <linux/spinlock.h>
 #include <linux/task_work.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
 
+/*
+ * A payment is one sleep: at most a second, whatever the parameter says,
+ * so that no thread sleeps for long at once in the module's code.
+ */
+#define MAX_PAUSE_US_MAX	1000000U
+
 static unsigned int max_pause_us = 10000;
 module_param(max_pause_us, uint, 0644);
-MODULE_PARM_DESC(max_pause_us, "Longest single payment, microseconds (default 10000)");
+MODULE_PARM_DESC(max_pause_us, "Longest single payment, microseconds (default 10000, at most 1000000)");
 
 static struct {
 	u32 id;			/* current or last experiment; 0: none yet */
 	u32 live;		/* id while running, else 0 */
 	u32 speedup;		/* per mille */
+	struct cp_starter starter;
 	unsigned int nr_ranges;
 	struct cp_range ranges[CP_MAX_RANGES];
 	u64 start_ns, end_ns;	/* CLOCK_MONOTONIC */
@@ -83,7 +95,8 @@ static struct {
 	atomic64_t capped;
 	atomic64_t inherited;
 	atomic64_t table_full;
-	atomic_t paying;	/* tasks asleep in a payment */
+	atomic_t paying;	/* tasks in settle(), paying or about to */
+	u32 sealed;		/* its counters are final; under seal_lock */
 
 	/* Progress points at the start, and now (under the session lock). */
 	unsigned int nr_snap0, nr_snap;
@@ -92,13 +105,9 @@ static struct {
 } exp;
 
 /* The last experiment's result, built at its stop; under the session lock. */
-#define RESULT_MAX	(sizeof(struct causalprof_experiment) + \
-			 CP_MAX_RANGES * sizeof(struct causalprof_exp_range) + \
-			 CP_MAX_PROGRESS * sizeof(struct causalprof_exp_point))
-
 static union {
 	struct causalprof_experiment rec;
-	u64 buf[DIV_ROUND_UP(RESULT_MAX, 8)];
+	u64 buf[DIV_ROUND_UP(CP_EXP_RECORD_MAX, 8)];
 } result;
 
 static struct causalprof_exp_point *result_points(void)
@@ -110,6 +119,8 @@ static struct causalprof_exp_point *result_points(void)
 
 static DECLARE_WAIT_QUEUE_HEAD(pay_wq);
 static DECLARE_WAIT_QUEUE_HEAD(done_wq);
+/* Payers account under it; the stop seals the experiment under it. */
+static DEFINE_SPINLOCK(seal_lock);
 
 /* The running experiment's id, or 0. Its settings are visible once this is. */
 static u32 exp_current(void)
@@ -128,8 +139,17 @@ bool cp_causal_running(void)
 	return READ_ONCE(exp.live);
 }
 
-/* Under the session lock, with the session's hooks and counters running. */
-int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr)
+u32 cp_causal_live_id(void)
+{
+	return READ_ONCE(exp.live);
+}
+
+/*
+ * Under the session lock, with the session's hooks and counters running.
+ * *id: the experiment's number.
+ */
+int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr,
+		    const struct cp_starter *starter, u32 *id)
 {
 	int ret;
 
@@ -142,9 +162,10 @@ int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr)
 		return ret;
 
 	exp.speedup = speedup;
+	exp.starter = *starter;
 	exp.nr_ranges = nr;
 	memcpy(exp.ranges, ranges, nr * sizeof(*ranges));
-	exp.max_pause_ns = max(READ_ONCE(max_pause_us), 1U) * NSEC_PER_USEC;
+	exp.max_pause_ns = clamp(READ_ONCE(max_pause_us), 1U, MAX_PAUSE_US_MAX) * NSEC_PER_USEC;
 	atomic64_set(&exp.global, 0);
 	atomic64_set(&exp.hits, 0);
 	atomic64_set(&exp.payments, 0);
@@ -156,9 +177,12 @@ int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr)
 	exp.nr_snap0 = cp_progress_snapshot(exp.snap0, CP_MAX_PROGRESS);
 	exp.start_ns = ktime_get_ns();
 	exp.end_ns = 0;
+	spin_lock(&seal_lock);
 	exp.id++;
 	if (!exp.id)
 		exp.id++;
+	spin_unlock(&seal_lock);
+	*id = exp.id;
 	/* Settings and table first: pairs with exp_current(). */
 	smp_store_release(&exp.live, exp.id);
 	return 0;
@@ -246,6 +270,7 @@ static void build_result(u16 flags)
  */
 int cp_causal_stop(u16 flags, const struct causalprof_experiment **res)
 {
+	BUILD_BUG_ON(CP_MAX_POINTS != CP_MAX_PROGRESS);
 	BUILD_BUG_ON(sizeof(struct causalprof_experiment) % 8 ||
 		     sizeof(struct causalprof_exp_range) % 8 ||
 		     sizeof(struct causalprof_exp_point) % 8);
@@ -255,11 +280,23 @@ int cp_causal_stop(u16 flags, const struct causalprof_experiment **res)
 	WRITE_ONCE(exp.live, 0);
 	exp.end_ns = ktime_get_ns();
 	exp.nr_snap = cp_progress_snapshot(exp.snap, CP_MAX_PROGRESS);
-	/* Handlers and hooks that saw it running are done. */
+	/*
+	 * Handlers and hooks that saw it running are done; a payer that
+	 * counts itself in paying from now on sees it stopped: the grace
+	 * period implies a full barrier between the store above and the
+	 * read of paying below (see settle()).
+	 */
 	synchronize_rcu();
 	wake_up_all(&pay_wq);
-	/* The payers' totals are final once they are awake. */
+	/*
+	 * The payers' totals are final once they are awake. One that is not
+	 * scheduled within a second (a frozen task) accounts nothing once
+	 * the experiment is sealed: the record's counters never move after.
+	 */
 	wait_event_timeout(done_wq, !atomic_read(&exp.paying), HZ);
+	spin_lock(&seal_lock);
+	exp.sealed = exp.id;
+	spin_unlock(&seal_lock);
 	build_result(flags);
 	*res = &result.rec;
 	return 0;
@@ -306,37 +343,84 @@ static void account(struct cp_task *t, u64 slept, bool capped)
 }
 
 /*
+ * The session checked, when the experiment started, that its starter may
+ * ptrace-attach the target. A target may have changed since: a process
+ * that execs a setuid program keeps being a target, and its children too.
+ * So the payer itself, in task context, is judged again by the same rule
+ * (uids and gids, dumpable; CAP_SYS_PTRACE in the initial namespace for
+ * any), and not delayed when it fails.
+ */
+static bool may_delay_current(void)
+{
+	const struct cred *cred = current_real_cred();
+	const struct cp_starter *s = &exp.starter;
+
+	if (s->any)
+		return true;
+	if (!uid_eq(cred->uid, s->uid) || !uid_eq(cred->euid, s->uid) ||
+	    !uid_eq(cred->suid, s->uid) || !gid_eq(cred->gid, s->gid) ||
+	    !gid_eq(cred->egid, s->gid) || !gid_eq(cred->sgid, s->gid))
+		return false;
+	/* Dumpability after the credentials: pairs with commit_creds(). */
+	smp_rmb();
+	return current->mm && get_dumpable(current->mm) == SUID_DUMP_USER;
+}
+
+/*
  * On the way back to user mode: sleep off what the thread owes,
  * max_pause_us at a time, until it owes less than min_pause_us. As in Coz,
  * the time actually slept is what is credited, also when the experiment's
- * stop cut the sleep short: the stop waits for its payers before anything
- * reads the totals, and no experiment starts before.
+ * stop cut the sleep short: the stop waits for its payers before it seals
+ * the totals, and no experiment starts before.
+ *
+ * The payer counts itself in paying before it checks that the experiment
+ * runs (a full barrier between): either the stop, which clears live and
+ * then waits for a grace period before it reads paying, sees it, or it
+ * sees the experiment stopped. The sleep is interruptible, like Coz's
+ * nanosleep(): a payment is no uninterruptible wait (no D state, nothing
+ * for the hung task detector), and a signal ends it early, the time slept
+ * credited.
  */
 static noinline void settle(struct cp_task *t)
 {
 	s64 debt, least = 1;
 	u32 id = t->exp;
-	u64 t0, amount;
+	u64 t0, slept, amount;
 
-	if ((current->flags & PF_EXITING) || !exp_live(id))
+	if (current->flags & PF_EXITING)
 		return;
 	atomic_inc(&exp.paying);
+	/* Pairs with the grace period in cp_causal_stop(). */
+	smp_mb__after_atomic();
+	if (!exp_live(id))
+		goto out;
+	if (!may_delay_current()) {
+		atomic_or(CP_TASK_EXEMPT, &t->flags);
+		goto out;
+	}
 	atomic_or(CP_TASK_PAYING, &t->flags);
 	/*
 	 * Again while what was inserted during the sleep is due: a thread
 	 * that ran between its payments would work while it owes, and with
 	 * the selected code running all the time it would never catch up.
 	 */
-	while (exp_live(id) && !fatal_signal_pending(current) && (debt = owed(t)) >= least) {
+	while (exp_live(id) && !signal_pending(current) && (debt = owed(t)) >= least) {
 		amount = min_t(u64, debt, exp.max_pause_ns);
 		t0 = ktime_get_ns();
-		__wait_event_hrtimeout(pay_wq, !exp_live(id), ns_to_ktime(amount), TASK_KILLABLE);
-		if (READ_ONCE(exp.id) != id)
+		__wait_event_hrtimeout(pay_wq, !exp_live(id), ns_to_ktime(amount),
+				       TASK_INTERRUPTIBLE);
+		slept = ktime_get_ns() - t0;
+		spin_lock(&seal_lock);
+		if (exp.id != id || exp.sealed == id) {
+			spin_unlock(&seal_lock);
 			break;
-		account(t, ktime_get_ns() - t0, amount < debt);
+		}
+		account(t, slept, amount < debt);
+		spin_unlock(&seal_lock);
 		least = max_t(s64, (s64)READ_ONCE(min_pause_us) * NSEC_PER_USEC, 1);
 	}
 	atomic_andnot(CP_TASK_PAYING, &t->flags);
+out:
 	if (atomic_dec_and_test(&exp.paying))
 		wake_up(&done_wq);
 }
@@ -461,6 +545,8 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 		hit(t, weight * exp.speedup / 1000);
 	debt = owed(t);
 	if (!user || debt <= 0 || debt < (s64)READ_ONCE(min_pause_us) * NSEC_PER_USEC)
+		return;
+	if (atomic_read(&t->flags) & CP_TASK_EXEMPT)
 		return;
 	if (atomic_fetch_or(CP_TASK_QUEUED, &t->flags) & CP_TASK_QUEUED)
 		return;
@@ -657,11 +743,25 @@ static void show_point(struct seq_file *m, const struct causalprof_exp_point *pt
 		   pt->count, pt->ends, pt->area_ns, pt->inflight);
 }
 
+/* pid (initial namespace) as ns sees it; 0 when it cannot, or it is gone. */
+static pid_t pid_in(pid_t pid, struct pid_namespace *ns)
+{
+	pid_t nr;
+
+	rcu_read_lock();
+	nr = pid_nr_ns(find_pid_ns(pid, &init_pid_ns), ns);
+	rcu_read_unlock();
+	return nr;
+}
+
 /*
  * /proc/causalprof/experiment, under the session lock: a running
- * experiment's counters so far, a stopped one's result.
+ * experiment's counters so far, a stopped one's result. Its ranges (their
+ * processes in ns) only for a privileged reader: they tell where a
+ * process's code lies. The threads' lines come from
+ * cp_causal_show_task(), without the lock.
  */
-void cp_causal_show(struct seq_file *m)
+void cp_causal_show(struct seq_file *m, bool privileged, struct pid_namespace *ns)
 {
 	struct causalprof_exp_point pt;
 	u64 end = exp.live ? ktime_get_ns() : exp.end_ns;
@@ -674,8 +774,8 @@ void cp_causal_show(struct seq_file *m)
 	seq_printf(m, "state: %s\n", exp.live ? "running" : "stopped");
 	seq_printf(m, "id: %u\n", exp.id);
 	seq_printf(m, "speedup: %u\n", exp.speedup);
-	for (i = 0; i < exp.nr_ranges; i++)
-		seq_printf(m, "range: %d:0x%llx-0x%llx\n", exp.ranges[i].tgid,
+	for (i = 0; privileged && i < exp.nr_ranges; i++)
+		seq_printf(m, "range: %d:0x%llx-0x%llx\n", pid_in(exp.ranges[i].tgid, ns),
 			   exp.ranges[i].start, exp.ranges[i].end);
 	seq_printf(m, "wall_ns: %llu\n", end - exp.start_ns);
 	seq_printf(m, "inserted_ns: %lld\n", (s64)atomic64_read(&exp.global));
@@ -697,15 +797,34 @@ void cp_causal_show(struct seq_file *m)
 		for (i = 0; i < result.rec.nr_points; i++)
 			show_point(m, &result_points()[i]);
 	}
+}
 
-	n = cp_tasks_size();
-	for (i = 0; i < n; i++) {
-		struct cp_task *t = cp_task_at(i);
-		int tid = atomic_read(&t->tid);
+/*
+ * The first slot at or after *i that holds a thread, *i its index; NULL
+ * past the end. Without the session lock: the table stays until unload,
+ * after the /proc files are gone, and its slots are atomics. A slot an
+ * experiment's start clears meanwhile may show half of each.
+ */
+void *cp_causal_task_seek(loff_t *i)
+{
+	unsigned int n = cp_tasks_size();
 
-		if (tid > 0)
-			seq_printf(m, "task: %d %lld %lld %d\n", tid,
-				   (s64)atomic64_read(&t->local),
-				   (s64)atomic64_read(&t->paid_ns), atomic_read(&t->payments));
+	for (; *i < n; ++*i) {
+		if (atomic_read(&cp_task_at(*i)->tid) > 0)
+			return cp_task_at(*i);
+		if (!(*i % 4096))
+			cond_resched();
 	}
+	return NULL;
+}
+
+/* A thread's line, its tid in ns; none when ns does not see it. */
+void cp_causal_show_task(struct seq_file *m, void *slot, struct pid_namespace *ns)
+{
+	struct cp_task *t = slot;
+	pid_t tid = pid_in(atomic_read(&t->tid), ns);
+
+	if (tid > 0)
+		seq_printf(m, "task: %d %lld %lld %d\n", tid, (s64)atomic64_read(&t->local),
+			   (s64)atomic64_read(&t->paid_ns), atomic_read(&t->payments));
 }

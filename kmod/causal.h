@@ -4,12 +4,31 @@
 
 #include <linux/causalprof.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 
 struct dentry;
+struct pid_namespace;
 struct seq_file;
 struct task_struct;
 
 #define CP_MAX_RANGES	CAUSALPROF_MAX_RANGES
+#define CP_MAX_POINTS	16	/* CP_MAX_PROGRESS */
+
+/* The largest CAUSALPROF_REC_EXPERIMENT record. */
+#define CP_EXP_RECORD_MAX	(sizeof(struct causalprof_experiment) + \
+				 CP_MAX_RANGES * sizeof(struct causalprof_exp_range) + \
+				 CP_MAX_POINTS * sizeof(struct causalprof_exp_point))
+
+/*
+ * Who started an experiment, as far as whom it may delay goes: threads
+ * whose every uid and gid are uid and gid and that are dumpable, or,
+ * with any, every thread.
+ */
+struct cp_starter {
+	kuid_t uid;
+	kgid_t gid;
+	bool any;
+};
 
 /* Selected code: [start, end) in the address space of process tgid. */
 struct cp_range {
@@ -17,10 +36,12 @@ struct cp_range {
 	u64 start, end;
 };
 
-int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr);
+int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr,
+		    const struct cp_starter *starter, u32 *id);
 int cp_causal_stop(u16 flags, const struct causalprof_experiment **res);
 void cp_causal_point_gone(u32 id);
 bool cp_causal_running(void);
+u32 cp_causal_live_id(void);
 void cp_causal_uninit(void);
 
 /*
@@ -35,7 +56,9 @@ void cp_causal_wake(struct task_struct *wakee, bool by_target);
 void cp_causal_block(struct task_struct *t);
 void cp_causal_exit(struct task_struct *t);
 
-void cp_causal_show(struct seq_file *m);
+void cp_causal_show(struct seq_file *m, bool privileged, struct pid_namespace *ns);
+void *cp_causal_task_seek(loff_t *i);
+void cp_causal_show_task(struct seq_file *m, void *slot, struct pid_namespace *ns);
 void cp_causal_debugfs(struct dentry *parent);
 
 #endif /* _CAUSALPROF_CAUSAL_H */

@@ -44,6 +44,8 @@ static const struct {
 
 int causalprof_event_validate(const struct cp_event *ev, struct netlink_ext_ack *extack)
 {
+	const char *p;
+
 	switch (ev->type) {
 	case PERF_TYPE_HARDWARE:
 	case PERF_TYPE_HW_CACHE:
@@ -65,6 +67,13 @@ int causalprof_event_validate(const struct cp_event *ev, struct netlink_ext_ack 
 	if (ev->period >> 63) {
 		NL_SET_ERR_MSG(extack, "event period is 2^63 or more");
 		return -EINVAL;
+	}
+	/* It is printed: in messages, the kernel log. */
+	for (p = ev->name; *p; p++) {
+		if (!isprint(*p)) {
+			NL_SET_ERR_MSG(extack, "event name: printable ASCII characters only");
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -291,8 +300,8 @@ int cp_events_probe(const struct cp_config *cfg, struct netlink_ext_ack *extack)
 	}
 	for (i = 0; i < cfg->nr_events; i++)
 		if (cfg->events[i].freq > clamped_freq(&cfg->events[i]))
-			pr_info("%s: %u Hz is above max_freq, sampling at %u Hz\n",
-				event_name(&cfg->events[i]), cfg->events[i].freq,
-				clamped_freq(&cfg->events[i]));
+			pr_info_ratelimited("%s: %u Hz is above max_freq, sampling at %u Hz\n",
+					    event_name(&cfg->events[i]), cfg->events[i].freq,
+					    clamped_freq(&cfg->events[i]));
 	return 0;
 }

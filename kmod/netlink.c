@@ -15,6 +15,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 
 /*
  * Range checks are done by hand: the policy's would fail with -ERANGE, and
@@ -96,8 +97,7 @@ static int fill_status(struct sk_buff *msg, const struct cp_status *st)
 	if (st->state != CAUSALPROF_STATE_IDLE) {
 		if (nla_put_u32(msg, CAUSALPROF_A_FLAGS, st->flags))
 			return -EMSGSIZE;
-		if (st->has_owner &&
-		    nla_put_u32(msg, CAUSALPROF_A_OWNER_PORTID, st->owner_portid))
+		if (nla_put_u32(msg, CAUSALPROF_A_OWNER, st->owner))
 			return -EMSGSIZE;
 		if (st->has_target && nla_put_u32(msg, CAUSALPROF_A_TARGET_PID, st->target_pid))
 			return -EMSGSIZE;
@@ -120,7 +120,11 @@ static int get_status(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int ret;
 
-	causalprof_session_status(&st);
+	ret = causalprof_session_status(&st);
+	if (ret) {
+		GENL_SET_ERR_MSG(info, "interrupted while waiting for the session");
+		return ret;
+	}
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg) {
@@ -234,6 +238,16 @@ static int parse_start(struct genl_info *info, struct cp_config *cfg)
 	return 0;
 }
 
+/* The requesting socket, as sessions name their owner. */
+static struct cp_owner sender(struct sk_buff *skb, struct genl_info *info)
+{
+	return (struct cp_owner){
+		.net = genl_info_net(info),
+		.portid = info->snd_portid,
+		.sk = NETLINK_CB(skb).sk,
+	};
+}
+
 static int reply_session_id(struct genl_info *info, u64 id)
 {
 	struct sk_buff *msg;
@@ -270,8 +284,7 @@ static int start_session(struct sk_buff *skb, struct genl_info *info)
 	ret = parse_start(info, cfg);
 	if (ret)
 		goto out_free_cfg;
-	cfg->owner.net = genl_info_net(info);
-	cfg->owner.portid = info->snd_portid;
+	cfg->owner = sender(skb, info);
 
 	ret = causalprof_session_start(cfg, info->extack, &id);
 	if (ret) {
@@ -294,22 +307,13 @@ out_free_cfg:
 
 static int stop_session(struct sk_buff *skb, struct genl_info *info)
 {
-	const struct cp_owner who = {
-		.net = genl_info_net(info),
-		.portid = info->snd_portid,
-	};
+	const struct cp_owner who = sender(skb, info);
 
 	if (!control_capable(skb)) {
 		GENL_SET_ERR_MSG(info, "stopping a session needs CAP_PERFMON or CAP_SYS_ADMIN");
 		return -EPERM;
 	}
 	return causalprof_session_stop(&who, netlink_capable(skb, CAP_SYS_ADMIN), info->extack);
-}
-
-/* The requesting socket, as sessions name their owner. */
-static struct cp_owner sender(struct genl_info *info)
-{
-	return (struct cp_owner){ .net = genl_info_net(info), .portid = info->snd_portid };
 }
 
 /* A range's pid, in the caller's pid namespace, as a thread group id. */
@@ -405,7 +409,7 @@ static int parse_experiment(struct genl_info *info, u32 *speedup, struct cp_rang
 
 static int start_experiment(struct sk_buff *skb, struct genl_info *info)
 {
-	const struct cp_owner who = sender(info);
+	const struct cp_owner who = sender(skb, info);
 	struct cp_range *ranges;
 	unsigned int nr;
 	u32 speedup;
@@ -429,7 +433,7 @@ static int start_experiment(struct sk_buff *skb, struct genl_info *info)
 
 static int stop_experiment(struct sk_buff *skb, struct genl_info *info)
 {
-	const struct cp_owner who = sender(info);
+	const struct cp_owner who = sender(skb, info);
 
 	if (!control_capable(skb)) {
 		GENL_SET_ERR_MSG(info, "experiments need CAP_PERFMON or CAP_SYS_ADMIN");
@@ -458,7 +462,7 @@ static int add_progress(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1], *nest, *end;
 	struct netlink_ext_ack *extack = info->extack;
-	const struct cp_owner who = sender(info);
+	const struct cp_owner who = sender(skb, info);
 	u32 kind;
 	int ret;
 
@@ -501,7 +505,7 @@ static int del_progress(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1];
 	struct netlink_ext_ack *extack = info->extack;
-	const struct cp_owner who = sender(info);
+	const struct cp_owner who = sender(skb, info);
 	int ret;
 
 	ret = parse_progress(skb, info, pp_del_policy, tb);
@@ -563,15 +567,20 @@ static struct genl_family genl_family __ro_after_init = {
 };
 
 /*
- * One CAUSALPROF_CMD_RECORDS message to a session's owner. Never blocks:
- * -EAGAIN when the owner's receive queue is full, -ECONNREFUSED when its
- * socket is gone.
+ * One CAUSALPROF_CMD_RECORDS message to a session's owner, queued on its
+ * socket itself: not sent to its port id, which another socket may have
+ * bound since the owner closed (see struct cp_owner). The caller holds a
+ * reference on sk and has checked that it is not dead; one that dies
+ * meanwhile frees the message with its queue. Never blocks: -EAGAIN when
+ * the owner's receive queue is full. A message the owner's socket filter
+ * refuses counts as delivered, as netlink_unicast() has it.
  */
-int causalprof_netlink_send_records(struct net *net, u32 portid, u64 id, const void *recs,
-				    size_t len)
+int causalprof_netlink_send_records(struct sock *sk, u64 id, const void *recs, size_t len)
 {
+	enum skb_drop_reason reason;
 	struct sk_buff *msg;
 	void *hdr;
+	int ret;
 
 	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)) + nla_total_size(0) +
 			  nla_total_size(len), GFP_KERNEL);
@@ -586,7 +595,11 @@ int causalprof_netlink_send_records(struct net *net, u32 portid, u64 id, const v
 		return -EMSGSIZE;
 	}
 	genlmsg_end(msg, hdr);
-	return genlmsg_unicast(net, msg, portid);
+	ret = sock_queue_rcv_skb_reason(sk, msg, &reason);
+	if (!ret)
+		return 0;
+	kfree_skb(msg);
+	return reason == SKB_DROP_REASON_SOCKET_FILTER ? 0 : -EAGAIN;
 }
 
 int __init causalprof_netlink_init(void)

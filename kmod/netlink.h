@@ -4,10 +4,9 @@
 
 #include <linux/types.h>
 
-struct net;
+struct sock;
 
-int causalprof_netlink_send_records(struct net *net, u32 portid, u64 id, const void *recs,
-				    size_t len);
+int causalprof_netlink_send_records(struct sock *sk, u64 id, const void *recs, size_t len);
 int causalprof_netlink_init(void);
 void causalprof_netlink_uninit(void);
 

@@ -9,13 +9,16 @@
 #include "version.h"
 
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/netlink.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -28,12 +31,28 @@
 
 static struct proc_dir_entry *proc_dir;
 
+/*
+ * The files are world-readable. A reader whose opener has CAP_PERFMON or
+ * CAP_SYS_ADMIN, who may sample any process anyway, sees everything; any
+ * other sees states and counters, but not where a process's code lies,
+ * which threads it has, nor which files are probed where. Pids are in the
+ * reader's pid namespace, and those it does not see are left out (0 in
+ * status, as pid_vnr() has it).
+ */
+static bool privileged(struct seq_file *m)
+{
+	return file_ns_capable(m->file, &init_user_ns, CAP_PERFMON) ||
+	       file_ns_capable(m->file, &init_user_ns, CAP_SYS_ADMIN);
+}
+
 static int status_show(struct seq_file *m, void *v)
 {
 	struct cp_status st;
-	int i;
+	int i, ret;
 
-	causalprof_session_status(&st);
+	ret = causalprof_session_status(&st);
+	if (ret)
+		return ret;
 
 	seq_puts(m, "version: " CAUSALPROF_VERSION "\n");
 	seq_printf(m, "state: %s\n", causalprof_state_name(st.state));
@@ -42,10 +61,11 @@ static int status_show(struct seq_file *m, void *v)
 		seq_printf(m, "target_pid: %u\n", st.target_pid);
 	else
 		seq_puts(m, "target_pid: -\n");
-	if (st.has_owner)
-		seq_printf(m, "owner_portid: %u\n", st.owner_portid);
+	if (st.state == CAUSALPROF_STATE_IDLE)
+		seq_puts(m, "owner: -\n");
 	else
-		seq_puts(m, "owner_portid: -\n");
+		seq_printf(m, "owner: %s\n",
+			   st.owner == CAUSALPROF_OWNER_NETLINK ? "netlink" : "proc");
 	for_each_causalprof_stat(i)
 		seq_printf(m, "%s: %llu\n", causalprof_stat_name(i), causalprof_stat_read(i));
 	return 0;
@@ -63,27 +83,77 @@ static const struct proc_ops status_ops = {
 	.proc_release	= single_release,
 };
 
+/*
+ * /proc/causalprof/experiment: the experiment's summary at position 0,
+ * built under the session lock (taken interruptibly), then one line per
+ * thread of the task table, for privileged readers only, read without the
+ * lock: however large the table, no reader holds up control, and each
+ * read() walks only as far as its buffer fills.
+ */
+#define EXP_SUMMARY	((void *)1)
+
+static void *experiment_seek(struct seq_file *m, loff_t *pos)
+{
+	loff_t i;
+	void *slot;
+
+	if (!*pos)
+		return EXP_SUMMARY;
+	if (!privileged(m) || fatal_signal_pending(current))
+		return NULL;
+	i = *pos - 1;
+	slot = cp_causal_task_seek(&i);
+	*pos = i + 1;
+	return slot;
+}
+
+static void *experiment_start(struct seq_file *m, loff_t *pos)
+{
+	return experiment_seek(m, pos);
+}
+
+static void *experiment_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return experiment_seek(m, pos);
+}
+
+static void experiment_stop(struct seq_file *m, void *v)
+{
+}
+
 static int experiment_show(struct seq_file *m, void *v)
 {
-	causalprof_experiment_show(m);
+	struct pid_namespace *ns = task_active_pid_ns(current);
+
+	if (v == EXP_SUMMARY)
+		return causalprof_experiment_show(m, privileged(m), ns);
+	cp_causal_show_task(m, v, ns);
 	return 0;
 }
 
+static const struct seq_operations experiment_seq_ops = {
+	.start	= experiment_start,
+	.next	= experiment_next,
+	.stop	= experiment_stop,
+	.show	= experiment_show,
+};
+
 static int experiment_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, experiment_show, NULL);
+	return seq_open(file, &experiment_seq_ops);
 }
 
 static const struct proc_ops experiment_ops = {
 	.proc_open	= experiment_open,
 	.proc_read	= seq_read,
 	.proc_lseek	= seq_lseek,
-	.proc_release	= single_release,
+	.proc_release	= seq_release,
 };
 
 static int progress_show(struct seq_file *m, void *v)
 {
-	cp_progress_show(m);
+	cp_progress_show(m, privileged(m));
 	return 0;
 }
 
@@ -503,6 +573,7 @@ static int control_run(struct file *file, char *buf)
 static ssize_t control_write(struct file *file, const char __user *ubuf, size_t len,
 			     loff_t *ppos)
 {
+	const struct cred *old;
 	char *buf;
 	int ret;
 
@@ -518,7 +589,14 @@ static ssize_t control_write(struct file *file, const char __user *ubuf, size_t 
 		pr_debug("control: NUL byte in command\n");
 		ret = -EINVAL;
 	} else {
+		/*
+		 * As the check at open, everything a command does is judged
+		 * by the opener's credentials, not the writer's: who owns a
+		 * session, who may change a process, which files a path finds.
+		 */
+		old = override_creds(file->f_cred);
 		ret = control_run(file, buf);
+		revert_creds(old);
 	}
 	kfree(buf);
 	if (ret)

@@ -441,8 +441,11 @@ unsigned int cp_progress_snapshot(struct cp_progress_snap *snap, unsigned int ma
 	return n;
 }
 
-/* /proc/causalprof/progress: one line per point, the path last. */
-void cp_progress_show(struct seq_file *m)
+/*
+ * /proc/causalprof/progress: one line per point, the path last. Offsets
+ * and paths only for a privileged reader: they tell what is probed where.
+ */
+void cp_progress_show(struct seq_file *m, bool privileged)
 {
 	struct cp_progress_snap s;
 	struct cp_point *pt;
@@ -455,17 +458,21 @@ void cp_progress_show(struct seq_file *m)
 		if (!pt)
 			continue;
 		point_snap(pt, &s, &stray);
-		seq_printf(m, "id=%u kind=%s offset=0x%llx", s.id, kind_names[s.kind],
-			   pt->begin.offset);
+		seq_printf(m, "id=%u kind=%s", s.id, kind_names[s.kind]);
+		if (privileged)
+			seq_printf(m, " offset=0x%llx", pt->begin.offset);
 		if (s.kind == CAUSALPROF_PP_LATENCY) {
-			seq_printf(m, " end=0x%llx begins=%llu ends=%llu", pt->end.offset,
-				   s.count, s.ends);
+			if (privileged)
+				seq_printf(m, " end=0x%llx", pt->end.offset);
+			seq_printf(m, " begins=%llu ends=%llu", s.count, s.ends);
 			seq_printf(m, " inflight=%llu area_ns=%llu stray_ends=%llu", s.inflight,
 				   s.area_ns, stray);
 		} else {
 			seq_printf(m, " count=%llu", s.count);
 		}
-		seq_printf(m, " path=%s\n", pt->name);
+		if (privileged)
+			seq_printf(m, " path=%s", pt->name);
+		seq_putc(m, '\n');
 	}
 	spin_unlock_irq(&points_lock);
 }

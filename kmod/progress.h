@@ -45,7 +45,7 @@ struct cp_progress_snap {
  */
 unsigned int cp_progress_snapshot(struct cp_progress_snap *snap, unsigned int max);
 
-void cp_progress_show(struct seq_file *m);
+void cp_progress_show(struct seq_file *m, bool privileged);
 void cp_progress_debugfs(struct dentry *parent);
 
 #endif /* _CAUSALPROF_PROGRESS_H */

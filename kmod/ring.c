@@ -29,10 +29,11 @@ void cp_ring_destroy(struct cp_ring *r)
 }
 
 /*
- * Space for a record of size bytes (a multiple of 8), or NULL when the ring
- * is full. The caller fills it and publishes it with cp_ring_commit(next).
+ * Space for a record of size bytes (a multiple of 8) that leaves at least
+ * keep bytes free, or NULL. The caller fills it and publishes it with
+ * cp_ring_commit(next).
  */
-void *cp_ring_reserve(struct cp_ring *r, u32 size, unsigned long *next)
+void *cp_ring_reserve_keep(struct cp_ring *r, u32 size, unsigned long keep, unsigned long *next)
 {
 	unsigned long head = r->head;
 	/* Pairs with the release in cp_ring_consume(): the bytes are read. */
@@ -44,7 +45,7 @@ void *cp_ring_reserve(struct cp_ring *r, u32 size, unsigned long *next)
 
 	if (WARN_ON_ONCE(!IS_ALIGNED(size, 8) || size < sizeof(*h)))
 		return NULL;
-	if (head + pad + size - tail > cp_ring_size(r))
+	if (head + pad + size + keep - tail > cp_ring_size(r))
 		return NULL;
 	if (pad) {
 		h = (void *)(r->buf + off);
@@ -55,6 +56,12 @@ void *cp_ring_reserve(struct cp_ring *r, u32 size, unsigned long *next)
 	}
 	*next = head + pad + size;
 	return r->buf + off;
+}
+
+/* Space for a record of size bytes, or NULL when the ring is full. */
+void *cp_ring_reserve(struct cp_ring *r, u32 size, unsigned long *next)
+{
+	return cp_ring_reserve_keep(r, size, 0, next);
 }
 
 void cp_ring_commit(struct cp_ring *r, unsigned long next)

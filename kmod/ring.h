@@ -30,6 +30,7 @@ void cp_ring_destroy(struct cp_ring *r);
 
 /* Producer */
 void *cp_ring_reserve(struct cp_ring *r, u32 size, unsigned long *next);
+void *cp_ring_reserve_keep(struct cp_ring *r, u32 size, unsigned long keep, unsigned long *next);
 void cp_ring_commit(struct cp_ring *r, unsigned long next);
 
 static inline unsigned long cp_ring_size(const struct cp_ring *r)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
+#include "access.h"
 #include "causal.h"
 #include "events.h"
 #include "hooks.h"
@@ -11,15 +12,28 @@
 #include "stream.h"
 #include "targets.h"
 
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/init.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/threads.h>
 #include <linux/workqueue.h>
+
+/*
+ * An experiment that runs this long stops by itself: a controlling script
+ * that died (a /proc session has no owner whose death stops it) cannot
+ * slow its targets down forever.
+ */
+static unsigned int max_experiment_s = 60;
+module_param(max_experiment_s, uint, 0644);
+MODULE_PARM_DESC(max_experiment_s, "Experiments stop by themselves after this many seconds, 1 to 3600 (default 60)");
 
 /* How long a stop waits for an owner that does not read its records. */
 #define STOP_TIMEOUT		(10 * HZ)
@@ -159,6 +173,7 @@ int causalprof_session_start(const struct cp_config *cfg, struct netlink_ext_ack
 		goto err_stop_hooks;
 
 	sess.target = target;
+	sess.uid = current_euid();
 	sess.state = CAUSALPROF_STATE_RECORDING;
 	/* From here on, the owner's socket closing stops the session. */
 	spin_lock(&sess.owner_lock);
@@ -218,7 +233,8 @@ static void finish_locked(bool hurry)
 
 /*
  * Stops the running experiment and streams its result, in the sideband
- * ring so that it goes out before the session's END.
+ * ring so that it goes out before the session's END, in the room kept for
+ * it (see cp_stream_result_room()).
  */
 static int experiment_stop_locked(u16 flags)
 {
@@ -228,8 +244,8 @@ static int experiment_stop_locked(u16 flags)
 	lockdep_assert_held(&sess.lock);
 
 	ret = cp_causal_stop(flags, &rec);
-	if (!ret && cp_stream_emit(rec, rec->hdr.size))
-		pr_debug("session %llu: no room for experiment %u's result\n", sess.id, rec->id);
+	if (!ret)
+		cp_stream_emit(rec, rec->hdr.size);
 	return ret;
 }
 
@@ -276,16 +292,26 @@ static void finish_work_fn(struct work_struct *work)
 	mutex_unlock(&sess.lock);
 }
 
+/* The same socket: a port id may have changed hands since the start. */
 static bool owner_eq(const struct cp_owner *a, const struct cp_owner *b)
 {
-	return a->net == b->net && a->portid == b->portid;
+	return a->sk == b->sk;
+}
+
+/*
+ * A session without an owner socket (started through /proc) belongs to the
+ * user who started it (the control file's opener's euid): current, whose
+ * credentials are that opener's on the /proc path.
+ */
+static bool starter(void)
+{
+	return uid_eq(current_euid(), sess.uid);
 }
 
 /*
  * A session with an owner may be stopped by that owner or by an admin; one
- * without (started through /proc) by anyone allowed to control the module,
- * which the caller has checked. who is NULL for callers that are not a
- * netlink socket.
+ * without (started through /proc) by the user who started it or an admin.
+ * who is NULL for callers that are not a netlink socket.
  */
 int causalprof_session_stop(const struct cp_owner *who, bool admin,
 			    struct netlink_ext_ack *extack)
@@ -303,6 +329,11 @@ int causalprof_session_stop(const struct cp_owner *who, bool admin,
 		ret = -EPERM;
 		goto out_unlock;
 	}
+	if (!sess.cfg.owner.net && !admin && !starter()) {
+		NL_SET_ERR_MSG(extack, "only its starter or CAP_SYS_ADMIN may stop the session");
+		ret = -EPERM;
+		goto out_unlock;
+	}
 	stop_locked();
 out_unlock:
 	mutex_unlock(&sess.lock);
@@ -312,9 +343,42 @@ out_unlock:
 /*
  * Experiments and progress points are controlled through the surface that
  * started the session: a session with an owner only by its owner's socket
- * (who), one started through /proc only through /proc (who == NULL).
- * Under sess.lock.
+ * (who), one started through /proc only through /proc (who == NULL), by
+ * the user who started it or an admin. Under sess.lock.
  */
+/*
+ * Starting an experiment, which delays the session's targets, and adding a
+ * progress point, which puts breakpoints in their memory, change them: as
+ * for perf's events that change their target, the caller needs the right
+ * to ptrace-attach the session's target. A system-wide session's targets
+ * are every task: CAP_SYS_ADMIN or CAP_SYS_PTRACE. Under sess.lock.
+ */
+static int may_change(const struct cp_owner *who, struct netlink_ext_ack *extack)
+{
+	struct task_struct *task;
+	bool ok;
+
+	if (!sess.target) {
+		if (cp_capable(who, CAP_SYS_ADMIN) || cp_capable(who, CAP_SYS_PTRACE))
+			return 0;
+		NL_SET_ERR_MSG(extack,
+			       "changing a system-wide session's targets needs CAP_SYS_ADMIN or CAP_SYS_PTRACE");
+		return -EPERM;
+	}
+	task = get_pid_task(sess.target, PIDTYPE_PID);
+	if (!task) {
+		NL_SET_ERR_MSG(extack, "the session's target has exited");
+		return -ESRCH;
+	}
+	ok = cp_may_attach(who, task);
+	put_task_struct(task);
+	if (!ok) {
+		NL_SET_ERR_MSG(extack, "no right to ptrace-attach the session's target");
+		return -EPERM;
+	}
+	return 0;
+}
+
 static int may_control(const struct cp_owner *who, struct netlink_ext_ack *extack)
 {
 	lockdep_assert_held(&sess.lock);
@@ -330,6 +394,42 @@ static int may_control(const struct cp_owner *who, struct netlink_ext_ack *extac
 			NL_SET_ERR_MSG(extack, "the session is controlled through /proc");
 		return -EPERM;
 	}
+	if (!who && !starter() && !cp_capable(NULL, CAP_SYS_ADMIN)) {
+		NL_SET_ERR_MSG(extack, "the session belongs to another user");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/*
+ * The processes whose code an experiment selects: their layout is theirs
+ * to tell, so the caller needs the right to ptrace-attach them too.
+ * Ranges name them by thread group id in the initial pid namespace.
+ */
+static int may_select(const struct cp_owner *who, const struct cp_range *ranges,
+		      unsigned int nr, struct netlink_ext_ack *extack)
+{
+	struct task_struct *task;
+	unsigned int i;
+	bool ok;
+
+	for (i = 0; i < nr; i++) {
+		rcu_read_lock();
+		task = pid_task(find_pid_ns(ranges[i].tgid, &init_pid_ns), PIDTYPE_TGID);
+		if (task)
+			get_task_struct(task);
+		rcu_read_unlock();
+		if (!task) {
+			NL_SET_ERR_MSG(extack, "a range's process has exited");
+			return -ESRCH;
+		}
+		ok = cp_may_attach(who, task);
+		put_task_struct(task);
+		if (!ok) {
+			NL_SET_ERR_MSG(extack, "no right to ptrace-attach a range's process");
+			return -EPERM;
+		}
+	}
 	return 0;
 }
 
@@ -342,14 +442,34 @@ int causalprof_experiment_start(const struct cp_owner *who, u32 speedup,
 				const struct cp_range *ranges, unsigned int nr,
 				struct netlink_ext_ack *extack)
 {
+	struct cp_starter starter;
 	int ret;
 
 	mutex_lock(&sess.lock);
 	ret = may_control(who, extack);
+	if (!ret)
+		ret = may_change(who, extack);
+	if (!ret)
+		ret = may_select(who, ranges, nr, extack);
 	if (ret)
 		goto out_unlock;
-	ret = cp_causal_start(speedup, ranges, nr);
-	if (ret == -EBUSY)
+	/* Its result will have room in the stream: the last one's is gone. */
+	if (!cp_causal_running() && !cp_stream_result_room()) {
+		NL_SET_ERR_MSG(extack, "the last experiment's result is not delivered yet");
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	starter = (struct cp_starter){
+		.uid = current_uid(),
+		.gid = current_gid(),
+		.any = cp_capable(who, CAP_SYS_PTRACE) ||
+		       (!sess.target && cp_capable(who, CAP_SYS_ADMIN)),
+	};
+	ret = cp_causal_start(speedup, ranges, nr, &starter, &sess.exp_id);
+	if (!ret)
+		mod_delayed_work(system_wq, &sess.exp_timeout,
+				 clamp(READ_ONCE(max_experiment_s), 1U, 3600U) * HZ);
+	else if (ret == -EBUSY)
 		NL_SET_ERR_MSG(extack, "an experiment is already running");
 	else if (ret)
 		NL_SET_ERR_MSG(extack, "cannot start the experiment");
@@ -375,11 +495,14 @@ out_unlock:
 	return ret;
 }
 
-void causalprof_experiment_show(struct seq_file *m)
+/* A reader waiting for the session may give up: nobody stalls in D state. */
+int causalprof_experiment_show(struct seq_file *m, bool privileged, struct pid_namespace *ns)
 {
-	mutex_lock(&sess.lock);
-	cp_causal_show(m);
+	if (mutex_lock_interruptible(&sess.lock))
+		return -EINTR;
+	cp_causal_show(m, privileged, ns);
 	mutex_unlock(&sess.lock);
+	return 0;
 }
 
 int causalprof_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
@@ -389,6 +512,8 @@ int causalprof_progress_add(const struct cp_owner *who, u32 id, u32 kind, const 
 
 	mutex_lock(&sess.lock);
 	ret = may_control(who, extack);
+	if (!ret)
+		ret = may_change(who, extack);
 	if (!ret)
 		ret = cp_progress_add(id, kind, path, offset, end_offset, extack);
 	mutex_unlock(&sess.lock);
@@ -409,11 +534,12 @@ int causalprof_progress_del(const struct cp_owner *who, u32 id, struct netlink_e
 	return ret;
 }
 
-void causalprof_session_status(struct cp_status *st)
+int causalprof_session_status(struct cp_status *st)
 {
 	memset(st, 0, sizeof(*st));
 
-	mutex_lock(&sess.lock);
+	if (mutex_lock_interruptible(&sess.lock))
+		return -EINTR;
 	st->state = sess.state;
 	st->id = sess.id;
 	if (sess.state != CAUSALPROF_STATE_IDLE) {
@@ -422,10 +548,24 @@ void causalprof_session_status(struct cp_status *st)
 			st->has_target = true;
 			st->target_pid = pid_vnr(sess.target);
 		}
-		if (sess.cfg.owner.net) {
-			st->has_owner = true;
-			st->owner_portid = sess.cfg.owner.portid;
-		}
+		st->owner = sess.cfg.owner.net ? CAUSALPROF_OWNER_NETLINK :
+			    CAUSALPROF_OWNER_PROC;
+	}
+	mutex_unlock(&sess.lock);
+	return 0;
+}
+
+/*
+ * The experiment started last ran max_experiment_s: stop it, unless it was
+ * stopped (and maybe another started) meanwhile.
+ */
+static void exp_timeout_fn(struct work_struct *work)
+{
+	mutex_lock(&sess.lock);
+	if (sess.state == CAUSALPROF_STATE_RECORDING && sess.exp_id &&
+	    cp_causal_live_id() == sess.exp_id) {
+		pr_debug("session %llu: experiment %u timed out\n", sess.id, sess.exp_id);
+		experiment_stop_locked(CAUSALPROF_EXP_F_TIMEOUT);
 	}
 	mutex_unlock(&sess.lock);
 }
@@ -451,13 +591,20 @@ static void release_work_fn(struct work_struct *work)
 static int release_notify(struct notifier_block *nb, unsigned long event, void *ptr)
 {
 	const struct netlink_notify *n = ptr;
-	const struct cp_owner closed = { .net = n->net, .portid = n->portid };
 
 	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
 		return NOTIFY_DONE;
 
+	/*
+	 * The port id is free already (netlink_release() unhashes the socket
+	 * first): a socket bound to it since would match too, which only
+	 * stops a session whose owner is gone anyway. The stream stops
+	 * sending here, before this socket's close returns.
+	 */
 	spin_lock(&sess.owner_lock);
-	if (sess.cfg.owner.net && owner_eq(&closed, &sess.cfg.owner)) {
+	if (sess.cfg.owner.net && sess.cfg.owner.net == n->net &&
+	    sess.cfg.owner.portid == n->portid) {
+		cp_stream_owner_gone();
 		sess.release_id = sess.id;
 		schedule_work(&sess.release_work);
 	}
@@ -473,6 +620,7 @@ int __init causalprof_session_init(void)
 {
 	INIT_WORK(&sess.release_work, release_work_fn);
 	INIT_DELAYED_WORK(&sess.finish_work, finish_work_fn);
+	INIT_DELAYED_WORK(&sess.exp_timeout, exp_timeout_fn);
 	return netlink_register_notifier(&release_nb);
 }
 
@@ -491,6 +639,7 @@ void causalprof_session_shutdown(void)
 		finish_locked(true);
 	mutex_unlock(&sess.lock);
 	cancel_delayed_work_sync(&sess.finish_work);
+	cancel_delayed_work_sync(&sess.exp_timeout);
 }
 
 /* Last thing at unload: nothing can reach the session any more. */

@@ -6,12 +6,15 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/workqueue.h>
 
 struct net;
 struct netlink_ext_ack;
 struct pid;
+struct pid_namespace;
 struct seq_file;
+struct sock;
 struct cp_range;
 
 #define CP_EVENT_NAME_LEN	64
@@ -27,13 +30,18 @@ struct cp_event {
 
 /*
  * The netlink socket that started a session. It may stop the session, its
- * closing stops it, and it receives the session's records. The session
- * only compares net; the stream holds a reference on it while it sends.
- * NULL means no owner (started through /proc).
+ * closing stops it, and it receives the session's records. The socket
+ * itself is the owner, compared by sk: its port id is freed when it
+ * closes, before the release notifier runs, and may be bound again by
+ * anyone at once. net and portid only match that notification. The stream
+ * holds a reference on sk for as long as the session names it, so no other
+ * socket can take its address meanwhile. net NULL means no owner (started
+ * through /proc).
  */
 struct cp_owner {
 	struct net *net;
 	u32 portid;
+	struct sock *sk;
 };
 
 struct cp_config {
@@ -56,6 +64,7 @@ struct cp_session {
 	u64 id;			/* current or last session; 0: none yet */
 	struct cp_config cfg;	/* of the current or last session */
 	struct pid *target;	/* held while recording; NULL if system-wide */
+	kuid_t uid;		/* the starter's euid: a /proc session's owner */
 
 	/*
 	 * The netlink release notifier runs inside every netlink socket's
@@ -74,6 +83,10 @@ struct cp_session {
 	 */
 	struct delayed_work finish_work;
 	unsigned long stop_deadline;
+
+	/* Stops experiment exp_id once it has run max_experiment_s. */
+	struct delayed_work exp_timeout;
+	u32 exp_id;
 };
 
 /* A copy of the session's state, pids in the caller's pid namespace. */
@@ -83,8 +96,7 @@ struct cp_status {
 	u32 flags;
 	bool has_target;
 	u32 target_pid;
-	bool has_owner;
-	u32 owner_portid;
+	u32 owner;		/* enum causalprof_owner */
 };
 
 int __must_check causalprof_session_start(const struct cp_config *cfg,
@@ -92,13 +104,13 @@ int __must_check causalprof_session_start(const struct cp_config *cfg,
 void causalprof_session_started(u64 id);
 int causalprof_session_stop(const struct cp_owner *who, bool admin,
 			    struct netlink_ext_ack *extack);
-void causalprof_session_status(struct cp_status *st);
+int causalprof_session_status(struct cp_status *st);
 /* who: the caller's socket, NULL through /proc; see may_control() */
 int causalprof_experiment_start(const struct cp_owner *who, u32 speedup,
 				const struct cp_range *ranges, unsigned int nr,
 				struct netlink_ext_ack *extack);
 int causalprof_experiment_stop(const struct cp_owner *who, struct netlink_ext_ack *extack);
-void causalprof_experiment_show(struct seq_file *m);
+int causalprof_experiment_show(struct seq_file *m, bool privileged, struct pid_namespace *ns);
 int causalprof_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
 			    u64 offset, u64 end_offset, struct netlink_ext_ack *extack);
 int causalprof_progress_del(const struct cp_owner *who, u32 id,

@@ -3,14 +3,18 @@
  * The session's rings and their one consumer: a delayed work that drains
  * them every drain_ms, or at once when the overflow handler finds a
  * ring half full (through an irq_work: the handler may be an NMI), into
- * CAUSALPROF_CMD_RECORDS messages unicast to the session's owner.
+ * CAUSALPROF_CMD_RECORDS messages queued on the session owner's socket.
  *
  * Records leave a ring only once the message that carries them is queued
  * on the owner's socket. When its queue is full, the records stay and the
  * next drain tries again; meanwhile the rings fill and the handler counts
  * what it cannot store, and LOST records tell the owner. Sessions without
  * an owner (started through /proc), or whose owner is gone, have their
- * records drained and counted as dropped.
+ * records drained and counted as dropped. The owner is gone from the
+ * moment its socket starts closing: the release notifier says so
+ * (cp_stream_owner_gone()) before the close returns, and a socket
+ * orphaned by its close is dead. Records never go to the owner's port id,
+ * which the close frees for anyone to bind.
  *
  * Nothing is sent before the owner has its START reply (cp_stream_open()):
  * a reply or ack that finds the owner's queue full is dropped, so records
@@ -19,12 +23,20 @@
  * Nor is anything sent from inside the owner's STOP request (see
  * session.c).
  *
+ * The sideband ring keeps room for one experiment's result: the hooks'
+ * records, which any process a system-wide session follows can make in
+ * any number (mprotect(PROT_EXEC) in a loop, with long paths), may not use
+ * it, only cp_stream_emit() may, and an experiment starts only while that
+ * room is free (cp_stream_result_room()). So the EXPERIMENT record of an
+ * experiment is never lost, however full the hooks keep the ring.
+ *
  * Order: every drain pass first notes each CPU ring's head, then the
  * sideband ring's, and sends the sideband records up to its head before
  * any sample. A sideband record written before a sample (an MMAP before
  * the code it maps runs) is therefore never sent after that sample.
  */
 
+#include "causal.h"
 #include "netlink.h"
 #include "ring.h"
 #include "session.h"
@@ -43,7 +55,7 @@
 #include <linux/timekeeping.h>
 #include <linux/topology.h>
 #include <linux/workqueue.h>
-#include <net/net_namespace.h>
+#include <net/sock.h>
 
 static unsigned int ring_kb = 512;
 module_param(ring_kb, uint, 0644);
@@ -64,6 +76,8 @@ MODULE_PARM_DESC(drain_ms, "Drain the rings every N ms, 1 to 1000 (default 100);
 #define BATCH_MAX		(32 * 1024 - 512)
 /* Messages one drain sends before it lets other work run. */
 #define DRAIN_ROUNDS		64
+/* Kept free in the sideband ring for an EXPERIMENT record, padding included. */
+#define RESULT_ROOM		(2 * CP_EXP_RECORD_MAX)
 
 struct cpu_state {
 	unsigned long end;	/* this pass: the ring's head */
@@ -83,9 +97,9 @@ static struct {
 	unsigned long sb_next;
 	struct cpu_state *cpus;	/* by CPU number */
 
-	struct net *net;	/* the owner's, referenced; NULL: no owner */
-	u32 portid;
+	struct sock *sk;	/* the owner's socket, referenced; NULL: no owner */
 	u64 id;
+	bool gone;		/* the owner's socket is closing */
 	bool dropping;		/* nobody to send to: drop */
 	bool running;		/* producers may write; the work re-arms */
 	bool held;		/* the owner has no START reply yet */
@@ -157,13 +171,16 @@ void cp_stream_sb_unlock(unsigned long flags)
 	spin_unlock_irqrestore(&sb_lock, flags);
 }
 
-/* Room for a record, or NULL (the record counted as lost) when the ring is full. */
+/*
+ * Room for a record, or NULL (the record counted as lost) when the ring is
+ * full: short of the room kept for an experiment's result.
+ */
 void *cp_stream_sb_reserve(u32 size, unsigned long *next)
 {
 	void *rec;
 
 	lockdep_assert_held(&sb_lock);
-	rec = cp_ring_reserve(&strm.sideband, size, next);
+	rec = cp_ring_reserve_keep(&strm.sideband, size, RESULT_ROOM, next);
 	if (!rec) {
 		strm.sb_lost++;
 		causalprof_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
@@ -181,11 +198,13 @@ void cp_stream_sb_commit(unsigned long next)
 }
 
 /*
- * One whole record (its header's size is size), built by the caller, into
- * the sideband ring: after the sideband records written before it, before
- * the session's END. Lost, and counted as the sideband's, when the ring is
- * full. It does not drain to make room: the caller may be serving a request
- * of the owner, whose ack must not queue up behind records.
+ * An experiment's result (its header's size is size, at most
+ * CP_EXP_RECORD_MAX), built by the caller, into the sideband ring: after
+ * the sideband records written before it, before the session's END. It
+ * may use the room kept for it, which is free when the experiment starts
+ * (see cp_stream_result_room()): it is not lost. It does not drain to make
+ * room: the caller may be serving a request of the owner, whose ack must
+ * not queue up behind records.
  */
 int cp_stream_emit(const void *rec, u32 size)
 {
@@ -193,7 +212,11 @@ int cp_stream_emit(const void *rec, u32 size)
 	void *p;
 
 	flags = cp_stream_sb_lock();
-	p = cp_stream_sb_reserve(size, &next);
+	p = cp_ring_reserve(&strm.sideband, size, &next);
+	if (WARN_ON_ONCE(!p)) {
+		strm.sb_lost++;
+		causalprof_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
+	}
 	if (p) {
 		memcpy(p, rec, size);
 		cp_stream_sb_commit(next);
@@ -296,14 +319,17 @@ static int deliver(void)
 {
 	int ret;
 
+	if (!strm.dropping && (READ_ONCE(strm.gone) || sock_flag(strm.sk, SOCK_DEAD))) {
+		pr_debug("session %llu: owner gone: dropping its records\n", strm.id);
+		strm.dropping = true;
+	}
 	if (!strm.dropping) {
-		ret = causalprof_netlink_send_records(strm.net, strm.portid, strm.id,
-						      strm.batch, strm.len);
+		ret = causalprof_netlink_send_records(strm.sk, strm.id, strm.batch, strm.len);
 		if (!ret) {
 			causalprof_stat_add(CAUSALPROF_STAT_RECORDS_SENT, strm.nr);
 			return 0;
 		}
-		if (ret == -EAGAIN || ret == -ENOMEM || ret == -ENOBUFS)
+		if (ret == -EAGAIN || ret == -ENOMEM)
 			return ret;
 		pr_debug("session %llu: owner unreachable (%d): dropping its records\n",
 			 strm.id, ret);
@@ -386,6 +412,22 @@ static void drain_work_fn(struct work_struct *work)
 }
 
 /*
+ * Under the session lock, before an experiment starts: the room kept for
+ * its result is free (no earlier result waits in it for the owner).
+ */
+bool cp_stream_result_room(void)
+{
+	struct cp_ring *r = &strm.sideband;
+	unsigned long flags;
+	bool ok;
+
+	flags = cp_stream_sb_lock();
+	ok = r->head - READ_ONCE(r->tail) + RESULT_ROOM <= cp_ring_size(r);
+	cp_stream_sb_unlock(flags);
+	return ok;
+}
+
+/*
  * Process context, from the initial sideband dump: make room by draining,
  * once the stream is open.
  */
@@ -393,7 +435,7 @@ void cp_stream_sb_room(size_t bytes)
 {
 	struct cp_ring *r = &strm.sideband;
 
-	if (cp_ring_size(r) - (READ_ONCE(r->head) - READ_ONCE(r->tail)) >= bytes)
+	if (cp_ring_size(r) - (READ_ONCE(r->head) - READ_ONCE(r->tail)) >= bytes + RESULT_ROOM)
 		return;
 	mutex_lock(&drain_lock);
 	drain(false);
@@ -459,9 +501,11 @@ int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack 
 	strm.sb_lost = 0;
 	strm.sb_lost_seen = 0;
 	strm.id = id;
-	strm.net = cfg->owner.net ? get_net(cfg->owner.net) : NULL;
-	strm.portid = cfg->owner.portid;
-	strm.dropping = !strm.net;
+	strm.sk = cfg->owner.net ? cfg->owner.sk : NULL;
+	if (strm.sk)
+		sock_hold(strm.sk);
+	WRITE_ONCE(strm.gone, false);
+	strm.dropping = !strm.sk;
 	strm.held = true;
 	strm.ended = false;
 	WRITE_ONCE(strm.running, true);
@@ -526,7 +570,17 @@ void cp_stream_free(void)
 {
 	cp_stream_stop();
 	free_rings();
-	if (strm.net)
-		put_net(strm.net);
-	strm.net = NULL;
+	if (strm.sk)
+		sock_put(strm.sk);
+	strm.sk = NULL;
+}
+
+/*
+ * From the netlink release notifier, under the session's owner_lock, when
+ * the owner's socket closes: nothing more is sent to it, from now on.
+ * Every drain checks this before it sends.
+ */
+void cp_stream_owner_gone(void)
+{
+	WRITE_ONCE(strm.gone, true);
 }

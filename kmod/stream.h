@@ -13,6 +13,7 @@ void cp_stream_open(void);
 void cp_stream_stop(void);
 bool cp_stream_finish(bool hurry);
 void cp_stream_free(void);
+void cp_stream_owner_gone(void);
 
 /* The overflow handler's side */
 struct cp_ring *cp_stream_cpu_ring(int cpu);
@@ -25,5 +26,6 @@ void *cp_stream_sb_reserve(u32 size, unsigned long *next);
 void cp_stream_sb_commit(unsigned long next);
 void cp_stream_sb_room(size_t bytes);
 int cp_stream_emit(const void *rec, u32 size);
+bool cp_stream_result_room(void);
 
 #endif /* _CAUSALPROF_STREAM_H */

@@ -73,8 +73,8 @@ bool cp_targets_add(pid_t tgid)
 	if (!atomic_add_unless(&set.count, 1, set.max)) {
 		causalprof_stat_add(CAUSALPROF_STAT_TARGET_OVERFLOW, 1);
 		if (!xchg(&set.warned, true))
-			pr_info("following %u processes already (max_targets): new ones are not sampled\n",
-				set.max);
+			pr_info_ratelimited("following %u processes already (max_targets): new ones are not sampled\n",
+					    set.max);
 		return false;
 	}
 	if (test_and_set_bit(tgid, set.map))

@@ -25,6 +25,16 @@ static unsigned int max_tasks = 8192;
 module_param(max_tasks, uint, 0444);
 MODULE_PARM_DESC(max_tasks, "Threads one experiment tracks (default 8192, read at the first experiment)");
 
+/*
+ * The furthest a thread's slot lies from its hash: lookups run under the
+ * scheduler's locks (sched_waking holds p->pi_lock) and in NMI, so they
+ * probe at most this many slots, whatever max_tasks is. A thread that finds
+ * no free slot that near is not delayed, like one that finds the table
+ * full, and its callers count it (table_full). A lookup that stops there
+ * misses nothing: no insert went further.
+ */
+#define PROBE_MAX	64
+
 static struct cp_task *table;
 static unsigned int bits;
 
@@ -69,8 +79,9 @@ void cp_tasks_free(void)
 
 /*
  * The slot of tid, claimed when insert says so and it has none; NULL when
- * it has none or the table is full. From any context, NMI included. A new
- * slot starts with local 0: the global delay at the experiment's start.
+ * it has none or no free slot lies within PROBE_MAX of its hash. From any
+ * context, NMI included. A new slot starts with local 0: the global delay
+ * at the experiment's start.
  */
 struct cp_task *cp_task_get(pid_t tid, bool insert)
 {
@@ -80,7 +91,7 @@ struct cp_task *cp_task_get(pid_t tid, bool insert)
 	if (!table || tid <= 0)
 		return NULL;
 	i = hash_32(tid, bits);
-	for (n = 0; n <= mask; n++, i = (i + 1) & mask) {
+	for (n = 0; n <= mask && n < PROBE_MAX; n++, i = (i + 1) & mask) {
 		cur = atomic_read(&table[i].tid);
 		if (cur == tid)
 			return &table[i];

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <grp.h>
 #include <libgen.h>
 #include <limits.h>
 #include <poll.h>
@@ -20,6 +21,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include <linux/capability.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
@@ -347,6 +349,31 @@ int cp_module_param_set(const char *name, uint64_t val)
 	snprintf(path, sizeof(path), "%s/parameters/%s", CP_SYSFS, name);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)val);
 	return write_file(path, buf, strlen(buf));
+}
+
+int cp_become(uid_t uid, uint64_t caps, bool dumpable)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct want[_LINUX_CAPABILITY_U32S_3] = {};
+	struct __user_cap_data_struct got[_LINUX_CAPABILITY_U32S_3] = {};
+	int i;
+
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
+		want[i].effective = caps >> (32 * i);
+		want[i].permitted = caps >> (32 * i);
+	}
+	if (caps && prctl(PR_SET_KEEPCAPS, 1))
+		return -errno;
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		return -errno;
+	if (syscall(SYS_capset, &hdr, want) || syscall(SYS_capget, &hdr, got))
+		return -errno;
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		if (got[i].effective != want[i].effective || got[i].permitted != want[i].permitted)
+			return -EPERM;
+	if (dumpable && prctl(PR_SET_DUMPABLE, 1))
+		return -errno;
+	return getuid() == uid && geteuid() == uid && getgid() == uid ? 0 : -EPERM;
 }
 
 /* A child that sleeps until killed, and dies with its parent. */
@@ -1118,6 +1145,7 @@ int cp_nl_get_status(struct cp_nl *nl, struct cp_nl_status *st)
 		{ CAUSALPROF_A_STATE, &st->state, sizeof(st->state) },
 		{ CAUSALPROF_A_SESSION_ID, &st->session_id, sizeof(st->session_id) },
 		{ CAUSALPROF_A_OWNER_PORTID, &st->owner_portid, sizeof(st->owner_portid) },
+		{ CAUSALPROF_A_OWNER, &st->owner, sizeof(st->owner) },
 		{ CAUSALPROF_A_TARGET_PID, &st->target_pid, sizeof(st->target_pid) },
 		{ CAUSALPROF_A_FLAGS, &st->flags, sizeof(st->flags) },
 	};

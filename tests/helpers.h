@@ -75,6 +75,15 @@ int cp_timer_irqs(uint64_t *count);
 #define CP_TAINT_WARN	(1ULL << 9)
 int cp_kernel_taint(uint64_t *mask);
 
+/*
+ * Become uid (and gid uid, no supplementary groups), keeping only the
+ * capabilities in caps (bits 1ULL << CAP_*), effective and permitted; 0 or
+ * -errno. Changing uid makes the process non-dumpable, as the kernel does
+ * for any change of credentials; dumpable asks for it back (prctl), so that
+ * the process and what it forks may be ptraced by their uid.
+ */
+int cp_become(uid_t uid, uint64_t caps, bool dumpable);
+
 /* Target processes */
 pid_t cp_spawn_sleeper(void);
 void cp_kill(pid_t pid);
@@ -215,6 +224,7 @@ struct cp_nl_status {
 	uint32_t state;
 	uint64_t session_id;
 	uint32_t owner_portid;
+	uint32_t owner;		/* enum causalprof_owner */
 	uint32_t target_pid;
 	uint32_t flags;
 	uint64_t stats[CAUSALPROF_STAT_MAX + 1];

@@ -61,7 +61,8 @@ TEST_F(nl, get_status_idle)
 	ASSERT_TRUE(CP_HAS(&st, CAUSALPROF_A_STATE));
 	EXPECT_EQ(CAUSALPROF_STATE_IDLE, (int)st.state);
 	EXPECT_TRUE(CP_HAS(&st, CAUSALPROF_A_SESSION_ID));
-	/* only while a session runs */
+	/* only while a session runs; the owner's port id never */
+	EXPECT_FALSE(CP_HAS(&st, CAUSALPROF_A_OWNER));
 	EXPECT_FALSE(CP_HAS(&st, CAUSALPROF_A_OWNER_PORTID));
 	EXPECT_FALSE(CP_HAS(&st, CAUSALPROF_A_TARGET_PID));
 	ASSERT_TRUE(CP_HAS(&st, CAUSALPROF_A_STATS));
@@ -89,15 +90,16 @@ TEST_F(nl, session_lifecycle)
 	ASSERT_EQ(0, cp_nl_get_status(&self->nl, &st));
 	EXPECT_EQ(CAUSALPROF_STATE_RECORDING, (int)st.state);
 	EXPECT_EQ(id, st.session_id);
-	ASSERT_TRUE(CP_HAS(&st, CAUSALPROF_A_OWNER_PORTID));
-	EXPECT_EQ(self->nl.portid, st.owner_portid);
+	ASSERT_TRUE(CP_HAS(&st, CAUSALPROF_A_OWNER));
+	EXPECT_EQ(CAUSALPROF_OWNER_NETLINK, (int)st.owner);
+	EXPECT_FALSE(CP_HAS(&st, CAUSALPROF_A_OWNER_PORTID));
 	ASSERT_TRUE(CP_HAS(&st, CAUSALPROF_A_TARGET_PID));
 	EXPECT_EQ(self->child, (pid_t)st.target_pid);
 	EXPECT_EQ(before.stats[CAUSALPROF_STAT_SESSIONS] + 1, st.stats[CAUSALPROF_STAT_SESSIONS]);
 
 	/* /proc tells the same story */
-	ASSERT_EQ(0, cp_status_get("owner_portid", val, sizeof(val)));
-	EXPECT_EQ(self->nl.portid, strtoul(val, NULL, 10));
+	ASSERT_EQ(0, cp_status_get("owner", val, sizeof(val)));
+	EXPECT_STREQ("netlink", val);
 
 	/* one session at a time, whoever asks */
 	EXPECT_EQ(-EBUSY, cp_nl_start(&self->nl, self->child, 0, &id2));
@@ -109,7 +111,7 @@ TEST_F(nl, session_lifecycle)
 	ASSERT_EQ(0, cp_nl_wait_state(&self->nl, CAUSALPROF_STATE_IDLE, CP_WAIT_MS));
 	ASSERT_EQ(0, cp_nl_get_status(&self->nl, &st));
 	EXPECT_EQ(id, st.session_id);
-	EXPECT_FALSE(CP_HAS(&st, CAUSALPROF_A_OWNER_PORTID));
+	EXPECT_FALSE(CP_HAS(&st, CAUSALPROF_A_OWNER));
 	EXPECT_FALSE(CP_HAS(&st, CAUSALPROF_A_TARGET_PID));
 }
 

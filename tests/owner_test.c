@@ -96,7 +96,7 @@ TEST_F_TIMEOUT(owner, killed, 60)
 {
 	struct pollfd pfd = { .fd = self->pipe[0], .events = POLLIN };
 	uint64_t before, samples, taint;
-	char portid[32], cmd[64];
+	char owner[32], cmd[64];
 	struct cp_nl nl;
 	int i, ret = -1;
 
@@ -108,8 +108,8 @@ TEST_F_TIMEOUT(owner, killed, 60)
 	ASSERT_EQ(1, poll(&pfd, 1, CP_WAIT_MS));
 	ASSERT_EQ((ssize_t)sizeof(ret), read(self->pipe[0], &ret, sizeof(ret)));
 	ASSERT_EQ(0, ret) TH_LOG("the owner could not start its session");
-	ASSERT_EQ(0, cp_status_get("owner_portid", portid, sizeof(portid)));
-	ASSERT_STRNE("-", portid);
+	ASSERT_EQ(0, cp_status_get("owner", owner, sizeof(owner)));
+	ASSERT_STREQ("netlink", owner);
 
 	/* mid-session: the sampler runs (bounded wait, 100 samples) */
 	for (i = 0; i < CP_WAIT_MS / 10; i++) {
@@ -124,8 +124,8 @@ TEST_F_TIMEOUT(owner, killed, 60)
 	ASSERT_EQ(self->owner, waitpid(self->owner, NULL, 0));
 	self->owner = 0;
 	ASSERT_EQ(0, cp_wait_state("idle", CP_WAIT_MS));
-	ASSERT_EQ(0, cp_status_get("owner_portid", portid, sizeof(portid)));
-	EXPECT_STREQ("-", portid);
+	ASSERT_EQ(0, cp_status_get("owner", owner, sizeof(owner)));
+	EXPECT_STREQ("-", owner);
 
 	/* a new session, either way */
 	snprintf(cmd, sizeof(cmd), "start pid=%d event=cpu-clock", self->target.pid);

@@ -14,7 +14,7 @@
 #include "helpers.h"
 
 static const char *const status_keys[] = {
-	"version", "state", "session_id", "target_pid", "owner_portid",
+	"version", "state", "session_id", "target_pid", "owner",
 	"sessions", "samples", "lost", "overflows", "records_sent",
 };
 
@@ -22,7 +22,7 @@ static const char *const status_keys[] = {
 static bool is_u64_key(const char *key)
 {
 	return strcmp(key, "version") && strcmp(key, "state") &&
-	       strcmp(key, "target_pid") && strcmp(key, "owner_portid");
+	       strcmp(key, "target_pid") && strcmp(key, "owner");
 }
 
 /*
@@ -107,7 +107,7 @@ TEST_F(control, idle_values)
 	expect_status(_metadata, "version", CP_VERSION);
 	expect_status(_metadata, "state", "idle");
 	expect_status(_metadata, "target_pid", "-");
-	expect_status(_metadata, "owner_portid", "-");
+	expect_status(_metadata, "owner", "-");
 }
 
 TEST_F(control, start_stop)
@@ -119,7 +119,7 @@ TEST_F(control, start_stop)
 	snprintf(pid, sizeof(pid), "%d", self->child);
 	expect_status(_metadata, "state", "recording");
 	expect_status(_metadata, "target_pid", pid);
-	expect_status(_metadata, "owner_portid", "-");	/* no netlink owner */
+	expect_status(_metadata, "owner", "proc");	/* no netlink owner */
 	ASSERT_EQ(0, cp_status_u64("sessions", &sessions));
 	EXPECT_EQ(self->sessions + 1, sessions);
 	ASSERT_EQ(0, cp_status_u64("session_id", &id));

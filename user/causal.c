@@ -53,7 +53,7 @@ struct cexp {
 	uint64_t wall, eff;
 	uint64_t start_ns, end_ns, hits;
 	uint32_t line, func;		/* strtab; 0: no CAUSAL record */
-	bool cut;			/* the session's stop ended it */
+	bool cut;			/* the session's stop or the timeout ended it */
 	uint32_t nr;			/* measurements in meas[] from first */
 	size_t first;
 };
@@ -174,7 +174,7 @@ static int take(struct causal *c, const struct causalprof_record_hdr *h)
 		*x = (struct cexp){
 			.id = e->id, .speedup = e->speedup, .wall = e->wall_ns,
 			.eff = e->wall_ns > e->inserted_ns ? e->wall_ns - e->inserted_ns : 0,
-			.cut = h->flags & CAUSALPROF_EXP_F_SESSION_END, .first = c->nr_meas,
+			.cut = h->flags & (CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_TIMEOUT), .first = c->nr_meas,
 			.start_ns = e->start_ns, .end_ns = e->time_ns, .hits = e->hits,
 		};
 		for (i = 0; i < e->nr_points; i++) {
@@ -928,7 +928,7 @@ int cp_causal_report(struct cp_rec_reader *rd, const struct cp_causal_opts *o, F
 	if (o->table) {
 		fprintf(out, "# causal profile of %s: %u experiments", o->name, used);
 		if (cut)
-			fprintf(out, " (and %u cut short by the end, left out)", cut);
+			fprintf(out, " (and %u cut short by the end or a timeout, left out)", cut);
 		fprintf(out, "\n# program speedup if the line were that much faster; impact: the mean over 0-100 %%\n");
 	}
 	for (i = 0; i < c.nr_points; i++) {

@@ -121,7 +121,7 @@ struct cp_xp {
 	unsigned int nr_deltas;
 
 	double rate;		/* visits per effective second, last experiment */
-	unsigned int done, lost, start_errors;
+	unsigned int done, lost, start_errors, timeouts;
 	uint64_t samples, in_scope;
 	char err[512];
 };
@@ -441,6 +441,14 @@ static void on_experiment(struct cp_xp *x, const struct causalprof_experiment *e
 		x->state = XP_DONE;
 		return;
 	}
+	if (flags & CAUSALPROF_EXP_F_TIMEOUT) {
+		/* The module cut it (max_experiment_s): reports leave it out. */
+		x->timeouts++;
+		x->run_open = false;
+		x->state = x->finishing ? XP_DONE : XP_IDLE;
+		x->due = e->time_ns + COOLOFF_MIN_NS;
+		return;
+	}
 	x->done++;
 	visits = fewest_visits(x, e);
 	if (e->wall_ns > e->inserted_ns)
@@ -753,6 +761,9 @@ unsigned int cp_xp_done(const struct cp_xp *x, char *warn, size_t len)
 			 x->samples);
 	else if (x->lost)
 		snprintf(warn, len, "%u experiments lost their results", x->lost);
+	else if (x->timeouts)
+		snprintf(warn, len, "%u experiments ran into the module's max_experiment_s and were cut (left out of reports)",
+			 x->timeouts);
 	return x->done;
 }
 

@@ -47,7 +47,7 @@ static const struct nla_policy status_policy[CAUSALPROF_A_MAX + 1] = {
 	[CAUSALPROF_A_VERSION]		= { .type = NLA_STRING },
 	[CAUSALPROF_A_STATE]		= { .type = NLA_U32 },
 	[CAUSALPROF_A_SESSION_ID]	= { .type = NLA_U64 },
-	[CAUSALPROF_A_OWNER_PORTID]	= { .type = NLA_U32 },
+	[CAUSALPROF_A_OWNER]		= { .type = NLA_U32 },
 	[CAUSALPROF_A_TARGET_PID]	= { .type = NLA_U32 },
 	[CAUSALPROF_A_FLAGS]		= { .type = NLA_U32 },
 	[CAUSALPROF_A_STATS]		= { .type = NLA_NESTED },
@@ -303,10 +303,8 @@ static int parse_status(struct cp_nl *nl, struct nlattr **tb, void *arg)
 	nla_strlcpy(st->version, tb[CAUSALPROF_A_VERSION], sizeof(st->version));
 	st->state = nla_get_u32(tb[CAUSALPROF_A_STATE]);
 	st->session_id = nla_get_u64(tb[CAUSALPROF_A_SESSION_ID]);
-	if (tb[CAUSALPROF_A_OWNER_PORTID]) {
-		st->has_owner = true;
-		st->owner_portid = nla_get_u32(tb[CAUSALPROF_A_OWNER_PORTID]);
-	}
+	if (tb[CAUSALPROF_A_OWNER])
+		st->owner = nla_get_u32(tb[CAUSALPROF_A_OWNER]);
 	if (tb[CAUSALPROF_A_TARGET_PID]) {
 		st->has_target = true;
 		st->target_pid = nla_get_u32(tb[CAUSALPROF_A_TARGET_PID]);

@@ -45,8 +45,7 @@ struct cp_status {
 	char version[32];
 	uint32_t state;			/* enum causalprof_state */
 	uint64_t session_id;
-	bool has_owner;			/* owner and target exist while running */
-	uint32_t owner_portid;
+	uint32_t owner;			/* enum causalprof_owner, while running */
 	bool has_target;		/* false for a system-wide session */
 	uint32_t target_pid;
 	uint32_t flags;			/* CAUSALPROF_F_* of the running session */

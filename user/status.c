@@ -14,8 +14,8 @@ static const char usage_text[] =
 	"usage: cprof status\n"
 	"\n"
 	"Show the causalprof module's version, the state of its session (the\n"
-	"target process or system-wide, and the netlink port of the owner while\n"
-	"one runs) and its counters since the module was loaded.\n";
+	"target process or system-wide, and whether a netlink socket or /proc\n"
+	"started it, while one runs) and its counters since the module was loaded.\n";
 
 static const char *const state_names[] = {
 	[CAUSALPROF_STATE_IDLE]		= "idle",
@@ -49,8 +49,10 @@ static void print_status(const struct cp_status *st)
 		printf("%-14s%s\n", "target:", "system-wide");
 	else
 		printf("%-14s%s\n", "target:", "-");
-	if (st->has_owner)
-		printf("%-14s%" PRIu32 "\n", "owner:", st->owner_portid);
+	if (st->owner == CAUSALPROF_OWNER_NETLINK)
+		printf("%-14s%s\n", "owner:", "netlink");
+	else if (st->owner == CAUSALPROF_OWNER_PROC)
+		printf("%-14s%s\n", "owner:", "proc");
 	else
 		printf("%-14s%s\n", "owner:", "-");
 	for (i = CAUSALPROF_STAT_SESSIONS; i <= CAUSALPROF_STAT_MAX; i++) {

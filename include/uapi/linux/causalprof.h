@@ -17,8 +17,8 @@
  *     CAUSALPROF_A_STATE: NLA_U32, enum causalprof_state
  *     CAUSALPROF_A_SESSION_ID: NLA_U64, id of the current or last session
  *                              (0: none yet)
- *     CAUSALPROF_A_OWNER_PORTID: NLA_U32, netlink port of the session owner
- *                                (only while a session runs)
+ *     CAUSALPROF_A_OWNER: NLA_U32, enum causalprof_owner: what started the
+ *                         running session (only while a session runs)
  *     CAUSALPROF_A_TARGET_PID: NLA_U32, target process (only while a
  *                              session runs; absent when system-wide)
  *     CAUSALPROF_A_FLAGS: NLA_U32, CAUSALPROF_F_* of the running session
@@ -53,7 +53,8 @@
  *         CAUSALPROF_EV_A_FREQ: NLA_U32, target samples per second per CPU
  *                               (above the module's max_freq: lowered)
  *         CAUSALPROF_EV_A_NAME: NLA_NUL_STRING, the user's spelling, for
- *                               error messages
+ *                               error messages (printable ASCII, else
+ *                               -EINVAL)
  *       The index of an event in this list is the event number carried by
  *       its samples. Without CAUSALPROF_A_EVENTS the session samples
  *       nothing and streams only MMAP, COMM, FORK and EXIT records.
@@ -86,9 +87,16 @@
  * Experiments and progress points are controlled through the surface that
  * started the session: a session with an owner only by its owner's socket
  * (another socket gets -EPERM, CAP_SYS_ADMIN or not), one started through
- * /proc only through /proc (netlink gets -EPERM). Without a session:
- * -ENOENT. The policies are strict: an attribute a command does not list,
- * at any nesting level, is -EINVAL.
+ * /proc only through /proc (netlink gets -EPERM), and by the user who
+ * started it (its euid) or CAP_SYS_ADMIN. Without a session: -ENOENT.
+ * Starting an experiment (which delays the session's targets) and adding
+ * a progress point (breakpoints in their memory) change the targets: as
+ * for perf's events that change their target, they need the right to
+ * ptrace-attach the session's target (same uid and dumpable, or
+ * CAP_SYS_PTRACE), else -EPERM; -ESRCH once it has exited. A system-wide
+ * session's targets are every task: CAP_SYS_ADMIN or CAP_SYS_PTRACE. The
+ * policies are strict: an attribute a command does not list, at any
+ * nesting level, is -EINVAL.
  *
  * CAUSALPROF_CMD_EXPERIMENT_START (control, owner only)
  *     CAUSALPROF_A_EXPERIMENT: NLA_NESTED, required
@@ -98,11 +106,13 @@
  *                               them, the selected code
  *         CAUSALPROF_RANGE_A_PID: NLA_U32, the process whose addresses these
  *                                 are, in the caller's pid namespace
- *                                 (-ESRCH if there is none)
+ *                                 (-ESRCH if there is none; -EPERM
+ *                                 without the right to ptrace-attach it)
  *         CAUSALPROF_RANGE_A_START: NLA_U64, first address
  *         CAUSALPROF_RANGE_A_END: NLA_U64, one past the last address (above
  *                                 START)
- *   -EBUSY while an experiment runs.
+ *   -EBUSY while an experiment runs, or while the last experiment's
+ *   record still waits in the module for an owner that does not read.
  * CAUSALPROF_CMD_EXPERIMENT_STOP (control, owner only)
  *   No attributes; -ENOENT when no experiment runs. The experiment's result
  *   is streamed as a CAUSALPROF_REC_EXPERIMENT record, after the ack. A
@@ -163,6 +173,16 @@ enum causalprof_state {
 	CAUSALPROF_STATE_STOPPING,
 };
 
+/*
+ * Who owns the running session. The owner's netlink port id is not told:
+ * once the owner's socket closes, anyone may bind that port id.
+ */
+enum causalprof_owner {
+	CAUSALPROF_OWNER_NONE,
+	CAUSALPROF_OWNER_NETLINK,	/* the socket that sent SESSION_START */
+	CAUSALPROF_OWNER_PROC,		/* started through /proc/causalprof/control */
+};
+
 enum causalprof_flag {
 	CAUSALPROF_F_SYSTEM_WIDE	= 1U << 0,
 	CAUSALPROF_F_NO_INHERIT		= 1U << 1,
@@ -177,7 +197,7 @@ enum causalprof_attr {
 	CAUSALPROF_A_VERSION,
 	CAUSALPROF_A_STATE,
 	CAUSALPROF_A_SESSION_ID,
-	CAUSALPROF_A_OWNER_PORTID,
+	CAUSALPROF_A_OWNER_PORTID,	/* no longer sent: see CAUSALPROF_A_OWNER */
 	CAUSALPROF_A_TARGET_PID,
 	CAUSALPROF_A_FLAGS,
 	CAUSALPROF_A_EVENTS,
@@ -185,6 +205,7 @@ enum causalprof_attr {
 	CAUSALPROF_A_RECORDS,
 	CAUSALPROF_A_EXPERIMENT,
 	CAUSALPROF_A_PROGRESS,
+	CAUSALPROF_A_OWNER,
 	__CAUSALPROF_A_LAST
 };
 #define CAUSALPROF_A_MAX (__CAUSALPROF_A_LAST - 1)
@@ -384,18 +405,22 @@ struct causalprof_end {
 
 /*
  * The result of one experiment, streamed to the session owner when the
- * experiment stops (by EXPERIMENT_STOP, or because the session stops: then
- * hdr.flags has CAUSALPROF_EXP_F_SESSION_END), before the session's END.
+ * experiment stops (by EXPERIMENT_STOP; because the session stops: then
+ * hdr.flags has CAUSALPROF_EXP_F_SESSION_END; or by itself after the
+ * module's max_experiment_s: CAUSALPROF_EXP_F_TIMEOUT), before the
+ * session's END.
  * After the fixed part come nr_ranges struct causalprof_exp_range, then
  * nr_points struct causalprof_exp_point (the progress points registered
  * when the experiment stopped). Every delta covers the experiment only: a
  * point added while it ran counts from its registration. The counters are
  * final (no payment of the experiment is made after it). The effective
  * duration is wall_ns - inserted_ns. The record travels with the MMAP,
- * COMM, FORK and EXIT records and, like them, is lost (and counted in a
- * sideband LOST record) only if their ring is full.
+ * COMM, FORK and EXIT records, in room kept for it: it is never lost, however
+ * many of those the targets make (an experiment starts only once the last
+ * one's record has left that room).
  */
 #define CAUSALPROF_EXP_F_SESSION_END	(1U << 0)
+#define CAUSALPROF_EXP_F_TIMEOUT	(1U << 1)	/* ran max_experiment_s: stopped */
 
 struct causalprof_exp_range {
 	__u32	pid;		/* thread group id, initial pid namespace */

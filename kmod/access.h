@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CAUSALPROF_ACCESS_H
+#define _CAUSALPROF_ACCESS_H
+
+#include <linux/types.h>
+
+struct cp_owner;
+struct task_struct;
+
+bool cp_capable(const struct cp_owner *who, int cap);
+bool cp_may_attach(const struct cp_owner *who, struct task_struct *task);
+
+#endif /* _CAUSALPROF_ACCESS_H */
