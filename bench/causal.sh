@@ -242,6 +242,9 @@ for p in $progs; do
 	echo "RESULT unprofiled runs $(median < "$tmp/rate.base" | awk '{ printf "%.3f", 1000 / $1 }') ms: $(median < "$tmp/rate.base" |
 		awk -v p="$p0" '{ if (p == "") print "?"; else printf "%+.1f", 100 * (p * $1 / 1000 - 1) }') %."
 	for t in $tools; do
-		[ -e "$tmp/$t.txt" ] && sed 's/^/# /' "$tmp/$t.txt" | head -n 60
+		if [ -e "$tmp/$t.txt" ]; then
+			sed 's/^/# /' "$tmp/$t.txt" | head -n 60
+		fi
 	done
 done
+exit 0
