@@ -102,20 +102,23 @@ record()
 	return 0
 }
 
-# curve NAME FILE:LINE: "SPEEDUP PROGRAM_SPEEDUP" rows of that line in the report.
+# curve NAME FILE:LINE: "SPEEDUP PROGRAM_SPEEDUP EXPERIMENTS" rows of that
+# line in the report.
 curve()
 {
 	awk -v want="$2" '
 		/^ +[-+][0-9.]+ %  / { on = index($0, want " ") || substr($0, length($0) - length(want) + 1) == want; next }
-		on && /^ +[0-9]+ %/ { v = $3; sub(/^\+/, "", v); print $1, v }
+		on && /^ +[0-9]+ %/ { v = $3; sub(/^\+/, "", v); print $1, v, $NF }
 	' "$tmp/$1.txt"
 }
 
-# mean NAME FILE:LINE LO HI: mean program speedup of the rows from LO to HI %.
+# mean NAME FILE:LINE LO HI: mean program speedup of the rows from LO to
+# HI %, each row weighted by its experiments (a row of one experiment is
+# the noisiest).
 mean()
 {
 	curve "$1" "$2" | awk -v lo="$3" -v hi="$4" '
-		$1 >= lo && $1 <= hi { s += $2; n++ }
+		$1 >= lo && $1 <= hi { s += $2 * $3; n += $3 }
 		END { if (n) printf "%.1f\n", s / n; else print "none" }'
 }
 
