@@ -268,17 +268,14 @@ int cp_points_add_runs(struct cp_points *p)
 	if (!pt)
 		return -ENOMEM;
 	pt->id = CP_PP_COUNTER_ID + (p->nr - 1);
-	p->runs = true;
+	p->runs = p->nr;	/* an index: pt may move */
 	return 0;
 }
 
 void cp_points_run_ended(struct cp_points *p)
 {
-	size_t i;
-
-	for (i = 0; i < p->nr; i++)
-		if (!strcmp(p->pt[i].spec, "--end-to-end") && p->pt[i].source == CP_PP_COUNTER)
-			p->pt[i].now_count++;
+	if (p->runs)
+		p->pt[p->runs - 1].now_count++;
 }
 
 int cp_points_child_env(const struct cp_points *p)

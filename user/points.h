@@ -50,7 +50,7 @@ struct cp_points {
 	unsigned int nr_uprobes;
 	struct cp_coz *coz;		/* NULL: no coz.h counters */
 	struct cp_coz_count *snap;	/* room for a snapshot of the region */
-	bool runs;			/* --end-to-end: a point counts the runs */
+	size_t runs;			/* --end-to-end: index + 1 of the point of the runs */
 };
 
 void cp_points_init(struct cp_points *p);
