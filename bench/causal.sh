@@ -25,6 +25,12 @@
 # (Coz's numbers through its own viewer, Debian's profile.js, run by
 # node). Errors are in points.
 #
+# bench/run runs it twice: on one vCPU under -icount (ICOUNT set: guest
+# time is deterministic, so the truth is exact and every error is the
+# profiler's own; the threads share the CPU, so the truths differ from
+# those on two CPUs), then on two ordinary vCPUs (the truths as designed,
+# measured through TCG's noise).
+#
 # Env: CAUSALPROF_REPO, CAUSALPROF_KO, CPROF (set by the VM harness);
 # PROGS (default "barrier pipe futex", or comma-separated), REPS (truth rounds, default 5),
 # TRUTH_S (seconds a truth run, default 6), RUN_S (seconds a profiled run,
@@ -178,7 +184,13 @@ fi
 echo "RESULT "
 echo "RESULT ## Causal accuracy on ground truths (${BENCH_DATE:-$(date -u '+%Y-%m-%dT%H:%MZ')}, \`make bench BENCH=causal\`, bench/causal.sh)"
 echo "RESULT "
-echo "RESULT QEMU/TCG, $(nproc) vCPUs, kernel $(uname -r). Truth: unprofiled, $reps interleaved rounds"
+if [ -n "${ICOUNT:-}" ]; then
+	echo "RESULT QEMU/TCG, 1 vCPU, -icount shift=$ICOUNT: deterministic guest time, so the truth is exact"
+	echo "RESULT (but the threads share one CPU: the truths are not those of two). Kernel $(uname -r)."
+	echo "RESULT Truth: unprofiled, $reps interleaved rounds"
+else
+	echo "RESULT QEMU/TCG, $(nproc) vCPUs, kernel $(uname -r). Truth: unprofiled, $reps interleaved rounds"
+fi
 echo "RESULT of ${truth_s} s, medians (spread: (max - min) / median of the rounds' rates). Predictions:"
 echo "RESULT runs of ${run_s} s, each the mean of the rows within 5 points of the speedup"
 echo "RESULT (cprof: its report; Coz: its viewer). In brackets: prediction - truth, in points."
