@@ -145,6 +145,18 @@ u32 cp_causal_live_id(void)
 }
 
 /*
+ * Any context: the running experiment's id (0: none) and the delay
+ * inserted in it so far, for timing a progress point's hits.
+ */
+u32 cp_causal_clock(u64 *inserted_ns)
+{
+	u32 id = exp_current();
+
+	*inserted_ns = id ? atomic64_read(&exp.global) : 0;
+	return id;
+}
+
+/*
  * Under the session lock, with the session's hooks and counters running.
  * *id: the experiment's number.
  */
@@ -225,21 +237,34 @@ static void point_delta(const struct cp_progress_snap *now, struct causalprof_ex
 	pt->inflight = then ? then->inflight : 0;
 }
 
+/* A throughput point's timed hits in this experiment (none: all 0). */
+static void point_span(const struct cp_progress_snap *now, struct causalprof_exp_span *sp)
+{
+	if (now->span_xp != exp.id || !now->span_hits)
+		return;
+	sp->first_ns = now->span_first;
+	sp->last_ns = now->span_last;
+	sp->inserted_ns = now->last_inserted - now->first_inserted;
+	sp->hits = now->span_hits;
+}
+
 /* The result of the experiment that just stopped, with exp.snap taken at its end. */
 static void build_result(u16 flags)
 {
 	struct causalprof_experiment *rec = &result.rec;
 	struct causalprof_exp_range *rg = (void *)(rec + 1);
 	struct causalprof_exp_point *pt;
+	struct causalprof_exp_span *sp;
 	unsigned int i;
 
 	memset(&result, 0, sizeof(result));
 	rec->nr_ranges = exp.nr_ranges;
 	rec->nr_points = exp.nr_snap;
 	pt = result_points();
+	sp = (void *)(pt + exp.nr_snap);
 	rec->hdr.type = CAUSALPROF_REC_EXPERIMENT;
-	rec->hdr.flags = flags;
-	rec->hdr.size = (void *)(pt + exp.nr_snap) - (void *)rec;
+	rec->hdr.flags = flags | CAUSALPROF_EXP_F_SPANS;
+	rec->hdr.size = (void *)(sp + exp.nr_snap) - (void *)rec;
 	rec->time_ns = exp.end_ns;
 	rec->start_ns = exp.start_ns;
 	rec->wall_ns = exp.end_ns - exp.start_ns;
@@ -258,8 +283,10 @@ static void build_result(u16 flags)
 		rg[i].start = exp.ranges[i].start;
 		rg[i].end = exp.ranges[i].end;
 	}
-	for (i = 0; i < exp.nr_snap; i++)
+	for (i = 0; i < exp.nr_snap; i++) {
 		point_delta(&exp.snap[i], &pt[i]);
+		point_span(&exp.snap[i], &sp[i]);
+	}
 }
 
 /*
@@ -273,7 +300,8 @@ int cp_causal_stop(u16 flags, const struct causalprof_experiment **res)
 	BUILD_BUG_ON(CP_MAX_POINTS != CP_MAX_PROGRESS);
 	BUILD_BUG_ON(sizeof(struct causalprof_experiment) % 8 ||
 		     sizeof(struct causalprof_exp_range) % 8 ||
-		     sizeof(struct causalprof_exp_point) % 8);
+		     sizeof(struct causalprof_exp_point) % 8 ||
+		     sizeof(struct causalprof_exp_span) % 8);
 
 	if (!exp.live)
 		return -ENOENT;

@@ -17,7 +17,8 @@ struct task_struct;
 /* The largest CAUSALPROF_REC_EXPERIMENT record. */
 #define CP_EXP_RECORD_MAX	(sizeof(struct causalprof_experiment) + \
 				 CP_MAX_RANGES * sizeof(struct causalprof_exp_range) + \
-				 CP_MAX_POINTS * sizeof(struct causalprof_exp_point))
+				 CP_MAX_POINTS * (sizeof(struct causalprof_exp_point) + \
+						  sizeof(struct causalprof_exp_span)))
 
 /*
  * Who started an experiment, as far as whom it may delay goes: threads
@@ -42,6 +43,7 @@ int cp_causal_stop(u16 flags, const struct causalprof_experiment **res);
 void cp_causal_point_gone(u32 id);
 bool cp_causal_running(void);
 u32 cp_causal_live_id(void);
+u32 cp_causal_clock(u64 *inserted_ns);
 void cp_causal_uninit(void);
 
 /*

@@ -33,6 +33,7 @@
  * snapshot may be taken from any context but NMI.
  */
 
+#include "causal.h"
 #include "compat.h"
 #include "progress.h"
 #include "targets.h"
@@ -76,8 +77,14 @@ struct cp_point {
 
 	atomic64_t hits;		/* throughput points */
 
-	/* Latency points, under lock */
 	raw_spinlock_t lock;
+	/* Throughput points, under lock: the running experiment's hits, timed */
+	u32 span_xp;
+	u64 span_hits;
+	u64 span_first, span_last;
+	u64 first_inserted, last_inserted;
+
+	/* Latency points, under lock */
 	u64 begins, ends, inflight;
 	u64 stray_ends;			/* ends with nothing in flight */
 	u64 area_ns, last_ns;
@@ -126,6 +133,35 @@ static bool probe_filter(CP_UPROBE_FILTER_ARGS(uc, mm))
 	return mm != current->mm || cp_target_match(current);
 }
 
+/*
+ * A throughput hit during an experiment: its time and the delay inserted
+ * so far, the first of the experiment's and the last. Task context (the
+ * uprobe's trap); the snapshots read them under the lock, so a span is
+ * always whole.
+ */
+static void span_hit(struct cp_point *pt)
+{
+	unsigned long flags;
+	u64 inserted, now;
+	u32 xp;
+
+	xp = cp_causal_clock(&inserted);
+	if (!xp)
+		return;
+	now = ktime_get_ns();
+	raw_spin_lock_irqsave(&pt->lock, flags);
+	if (pt->span_xp != xp) {
+		pt->span_xp = xp;
+		pt->span_hits = 0;
+		pt->span_first = now;
+		pt->first_inserted = inserted;
+	}
+	pt->span_hits++;
+	pt->span_last = now;
+	pt->last_inserted = inserted;
+	raw_spin_unlock_irqrestore(&pt->lock, flags);
+}
+
 static int throughput_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct cp_probe *p = container_of(uc, struct cp_probe, uc);
@@ -134,6 +170,7 @@ static int throughput_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 		return ignore();
 	atomic64_inc(&p->pt->hits);
 	atomic64_inc(&stats.hits);
+	span_hit(p->pt);
 	return 0;
 }
 
@@ -415,6 +452,14 @@ static void point_snap(struct cp_point *pt, struct cp_progress_snap *s, u64 *str
 	*stray = 0;
 	if (pt->kind != CAUSALPROF_PP_LATENCY) {
 		s->count = atomic64_read(&pt->hits);
+		raw_spin_lock_irqsave(&pt->lock, flags);
+		s->span_xp = pt->span_xp;
+		s->span_hits = pt->span_hits;
+		s->span_first = pt->span_first;
+		s->span_last = pt->span_last;
+		s->first_inserted = pt->first_inserted;
+		s->last_inserted = pt->last_inserted;
+		raw_spin_unlock_irqrestore(&pt->lock, flags);
 		return;
 	}
 	raw_spin_lock_irqsave(&pt->lock, flags);

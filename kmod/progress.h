@@ -37,6 +37,11 @@ struct cp_progress_snap {
 	u64 ends;
 	u64 area_ns;
 	u64 inflight;
+	/* Throughput: the hits of experiment span_xp, timed (causalprof_exp_span) */
+	u32 span_xp;
+	u64 span_hits;
+	u64 span_first, span_last;
+	u64 first_inserted, last_inserted;
 };
 
 /*

@@ -321,7 +321,7 @@ TEST_F(exp, record)
 	       e->tasks_paid, before.inserted, before.hits);
 
 	/* what was asked */
-	EXPECT_EQ(0, e->hdr.flags);
+	EXPECT_EQ(CAUSALPROF_EXP_F_SPANS, e->hdr.flags);
 	EXPECT_EQ(before.id, e->id);
 	EXPECT_EQ(500U, e->speedup);
 	ASSERT_EQ(1, e->nr_ranges);
@@ -611,7 +611,7 @@ TEST_F(exp, session_stop_mid_experiment)
 	ASSERT_EQ(NULL, cp_stream_problem(&self->stream));
 	e = only_experiment(&self->stream);
 	ASSERT_NE(NULL, e) TH_LOG("%zu EXPERIMENT records", self->stream.experiments);
-	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END, e->hdr.flags);
+	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS, e->hdr.flags);
 	EXPECT_GT(e->hits, 0ULL);
 	EXPECT_GE(self->stream.end.time_ns, e->time_ns);
 	ASSERT_EQ(0, exp_read(&self->info));
@@ -640,7 +640,7 @@ TEST_F(exp, target_exits_mid_experiment)
 	TH_LOG("experiment of %" PRIu64 " ms, target gone: hits %" PRIu64 ", inserted %" PRIu64
 	       " ns", (uint64_t)e->wall_ns / 1000000, (uint64_t)e->hits,
 	       (uint64_t)e->inserted_ns);
-	EXPECT_EQ(0, e->hdr.flags);
+	EXPECT_EQ(CAUSALPROF_EXP_F_SPANS, e->hdr.flags);
 	EXPECT_GT(e->hits, 0ULL);
 	EXPECT_EQ((uint32_t)self->pid, cp_exp_ranges(e)->pid);
 	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
@@ -770,7 +770,7 @@ TEST_F_TIMEOUT(exp, rmmod_mid_experiment, 90)
 	EXPECT_EQ(NULL, cp_stream_problem(&self->stream));
 	e = only_experiment(&self->stream);
 	ASSERT_NE(NULL, e);
-	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END, e->hdr.flags);
+	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS, e->hdr.flags);
 	EXPECT_GT(e->hits, 0ULL);
 	EXPECT_EQ(0, asleep_in_payment(self->pid));
 	EXPECT_TRUE(cp_thread_runs(self->pid, self->a));
@@ -915,6 +915,32 @@ TEST_F_TIMEOUT(exp, progress_record, 120)
 	EXPECT_EQ(1600ULL, pt->count);
 	EXPECT_EQ(NULL, find_point(e, 4));
 
+	/*
+	 * Spans: the throughput points' hits timed within the experiment,
+	 * point 1's since it was added again (1500), point 3's all (1600);
+	 * none for the latency point.
+	 */
+	ASSERT_NE(NULL, cp_exp_spans(e));
+	for (unsigned int i = 0; i < e->nr_points; i++) {
+		const struct causalprof_exp_span *sp = &cp_exp_spans(e)[i];
+
+		pt = &cp_exp_points(e)[i];
+		TH_LOG("point %u: span of %llu hits, %llu ns, %llu ns inserted", pt->id,
+		       (unsigned long long)sp->hits,
+		       (unsigned long long)(sp->last_ns - sp->first_ns),
+		       (unsigned long long)sp->inserted_ns);
+		if (pt->kind == CAUSALPROF_PP_LATENCY) {
+			EXPECT_EQ(0ULL, sp->hits);
+			EXPECT_EQ(0ULL, sp->first_ns);
+			continue;
+		}
+		EXPECT_EQ(pt->count, sp->hits);
+		EXPECT_LE(e->start_ns, sp->first_ns);
+		EXPECT_LT(sp->first_ns, sp->last_ns);
+		EXPECT_GE(e->time_ns, sp->last_ns);
+		EXPECT_EQ(0ULL, sp->inserted_ns);	/* speedup 0 */
+	}
+
 	pt = find_point(e, 2);
 	ASSERT_NE(NULL, pt);
 	TH_LOG("latency point: %llu begins, %llu ends, area %llu ns in [%" PRId64 ", %" PRId64
@@ -944,7 +970,7 @@ TEST_F_TIMEOUT(exp, progress_record, 120)
 	EXPECT_EQ(NULL, cp_stream_problem(&self->stream));
 	ASSERT_EQ(2UL, self->stream.experiments);
 	e = cp_stream_experiment(&self->stream, 1);
-	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END, e->hdr.flags);
+	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS, e->hdr.flags);
 	ASSERT_EQ(3, e->nr_points);
 	pt = find_point(e, 1);
 	ASSERT_NE(NULL, pt);

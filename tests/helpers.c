@@ -904,6 +904,8 @@ static bool record_ok(struct cp_stream *s, const struct causalprof_record_hdr *h
 			break;
 		min = sizeof(*exp) + exp->nr_ranges * sizeof(struct causalprof_exp_range) +
 		      exp->nr_points * sizeof(struct causalprof_exp_point);
+		if (h->flags & CAUSALPROF_EXP_F_SPANS)
+			min += exp->nr_points * sizeof(struct causalprof_exp_span);
 		if (h->size < min)
 			break;
 		return true;

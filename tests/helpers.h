@@ -174,6 +174,15 @@ cp_exp_points(const struct causalprof_experiment *e)
 	return (const struct causalprof_exp_point *)(cp_exp_ranges(e) + e->nr_ranges);
 }
 
+/* Its points' spans (CAUSALPROF_EXP_F_SPANS), or NULL. */
+static inline const struct causalprof_exp_span *
+cp_exp_spans(const struct causalprof_experiment *e)
+{
+	if (!(e->hdr.flags & CAUSALPROF_EXP_F_SPANS))
+		return NULL;
+	return (const struct causalprof_exp_span *)(cp_exp_points(e) + e->nr_points);
+}
+
 /* The user frames of a sample: the interrupted user IP, then return addresses. */
 static inline const __u64 *cp_sample_user(const struct causalprof_sample *s)
 {

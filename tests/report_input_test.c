@@ -369,6 +369,70 @@ TEST_F(input, causal_baseline_drift)
 }
 
 /*
+ * Spans: a point passed every 10 ms (7.5 ms while a.c:10 is 50 % faster:
+ * the program 25 % faster; a.c:30 changes nothing), its experiments'
+ * windows falling so that they count one visit too many at 0 % (5 in 45
+ * ms) and one too few on a.c:10 (5 in 40 effective ms, the delay spread
+ * evenly over the wall time). Counted in windows: 11 % and -11 %; timed
+ * from the first hit to the last, as the module's spans give them: 25 and
+ * 0 %.
+ */
+TEST_F(input, causal_spans)
+{
+	static const char *const names[] = { "cpu-clock" };
+	const struct causalprof_exp_range rg = { .pid = SYNTH_PID, .start = 0x1000, .end = 0x2000 };
+	struct causalprof_exp_point pt = { .id = 1, .kind = CAUSALPROF_PP_THROUGHPUT };
+	struct causalprof_experiment e = { .nr_ranges = 1, .nr_points = 1 };
+	char path[160], *argv[] = { "report", "--causal", "-i", path, NULL };
+	double p, phase, eff, scale, early, late;
+	struct causalprof_exp_span sp;
+	char *out = NULL, *err = NULL;
+	const char *line;
+	struct synth s;
+	unsigned int k;
+
+	snprintf(path, sizeof(path), "%s/spans.data", self->dir);
+	ASSERT_EQ(0, synth_begin(&s, path, SYNTH_PID, names, 1));
+	for (k = 0; k < 40; k++) {
+		e.id = k + 1;
+		e.start_ns = 1000000000ULL + k * 100000000ULL;
+		if (k % 2 == 0) {
+			e.speedup = 0, p = 10e6, phase = 1e6, eff = 45e6, e.inserted_ns = 0;
+			line = "/src/a.c:20";
+		} else {
+			e.speedup = 500, phase = 5e6, eff = 40e6, e.inserted_ns = 15000000;
+			p = k % 4 == 1 ? 7.5e6 : 10e6;
+			line = k % 4 == 1 ? "/src/a.c:10" : "/src/a.c:30";
+			if (k % 4 == 3)
+				phase = 1e6;
+		}
+		e.wall_ns = (uint64_t)eff + e.inserted_ns;
+		scale = e.wall_ns / eff;
+		pt.count = (uint64_t)((eff - phase) / p) + 1;
+		sp = (struct causalprof_exp_span){
+			.first_ns = e.start_ns + (uint64_t)(phase * scale),
+			.last_ns = e.start_ns + (uint64_t)((phase + (pt.count - 1) * p) * scale),
+			.hits = pt.count,
+		};
+		sp.inserted_ns = sp.last_ns - sp.first_ns - (uint64_t)((pt.count - 1) * p);
+		synth_experiment_spans(&s, &e, &rg, &pt, &sp);
+		synth_causal(&s, e.id, line, "f", NULL, 0);
+	}
+	synth_end(&s, 0, 0);
+	ASSERT_EQ(0, synth_finish(&s));
+
+	ASSERT_EQ(0, synth_cprof(argv, &out, &err)) TH_LOG("%s", err);
+	early = row_at_50(out, "/src/a.c:10");
+	late = row_at_50(out, "/src/a.c:30");
+	TH_LOG("a.c:10 at 50 %%: %+.1f %% (truth 25), a.c:30: %+.1f %% (truth 0)", early, late);
+	EXPECT_TRUE(early > 24.5 && early < 25.5) TH_LOG("%s", out);
+	EXPECT_TRUE(late > -0.5 && late < 0.5) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "hits timed")) TH_LOG("%s", out);
+	free(out);
+	free(err);
+}
+
+/*
  * A throughput point with two sites (a USDT probe the compiler copied) is
  * two uprobes of one name: one point in the report, their visits added.
  */

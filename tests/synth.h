@@ -62,6 +62,11 @@ void synth_end(struct synth *s, uint64_t samples, uint64_t lost);
 void synth_experiment(struct synth *s, const struct causalprof_experiment *e, uint16_t flags,
 		      const struct causalprof_exp_range *ranges,
 		      const struct causalprof_exp_point *points);
+/* The same with the points' spans (CAUSALPROF_EXP_F_SPANS), one per point. */
+void synth_experiment_spans(struct synth *s, const struct causalprof_experiment *e,
+			    const struct causalprof_exp_range *ranges,
+			    const struct causalprof_exp_point *points,
+			    const struct causalprof_exp_span *spans);
 /* cprof's PROGRESS record of point @id (a throughput uprobe): name and spec. */
 void synth_progress(struct synth *s, uint32_t id, const char *name, const char *spec);
 /* cprof's CAUSAL record of experiment @exp_id: its line, function and counters. */

@@ -18,6 +18,16 @@
  * interval is a 95 % bootstrap over the experiments of the cell and of the
  * baseline (fixed seed: the same report every time). A line's impact is the area under its curve over line
  * speedups 0 to 100 %, through (0, 0) and its points, flat past its last.
+ *
+ * Spans: where the module timed a throughput point's hits in every
+ * experiment (CAUSALPROF_EXP_F_SPANS: its first and last hit, and the delay
+ * inserted between them), an experiment's measurement is the span rather
+ * than the window: effective time last - first - inserted between them,
+ * over hits - 1 visits. A window of n visits has one visit more or less
+ * depending on where it falls (+-1/n: 20 % at Coz's 5 visits per
+ * experiment); a span does not. Used when the spans hold at least half the
+ * point's visits (experiments of two visits or more); otherwise, and for
+ * the points cprof counts (coz.h counters, --end-to-end runs), windows.
  */
 
 #include <errno.h>
@@ -45,6 +55,8 @@ struct cpoint {
 	uint32_t name;			/* strtab */
 	uint64_t visits;		/* in the experiments that count */
 	int alias;			/* another site of this point's, or -1 */
+	bool unspanned;			/* some measurement has no span */
+	bool spans;			/* measured by spans (see above) */
 };
 
 struct cexp {
@@ -64,6 +76,8 @@ struct cmeas {
 	uint64_t visits;		/* throughput: count; latency: ends */
 	uint64_t arrivals;		/* latency: begins */
 	double area;			/* latency: area scaled to effective time */
+	double span_eff;		/* throughput, spans: effective ns first to last hit */
+	uint64_t span_visits;		/* its hits - 1 */
 };
 
 struct cline {
@@ -119,15 +133,20 @@ static void alias_sites(struct causal *c, unsigned int pi)
 		}
 }
 
-static int add_meas(struct causal *c, struct cexp *e, const struct causalprof_exp_point *pt)
+static int add_meas(struct causal *c, struct cexp *e, const struct causalprof_exp_point *pt,
+		    const struct causalprof_exp_span *sp)
 {
 	int i = point_index(c, pt->id, pt->kind);
 	size_t j;
 
 	if (i < 0)
 		return i;
+	if (!sp || pt->kind != CAUSALPROF_PP_THROUGHPUT)
+		c->points[i].unspanned = true;
 	if (c->points[i].alias >= 0) {
+		/* Two sites' spans overlap: no span for the point. */
 		i = c->points[i].alias;
+		c->points[i].unspanned = true;
 		for (j = e->first; j < e->first + e->nr; j++)
 			if (c->meas[j].point == (uint32_t)i) {
 				c->meas[j].visits += pt->count;
@@ -143,6 +162,10 @@ static int add_meas(struct causal *c, struct cexp *e, const struct causalprof_ex
 		.arrivals = pt->count,
 		.area = e->wall ? (double)pt->area_ns * e->eff / e->wall : 0,
 	};
+	if (sp && sp->hits >= 2 && sp->last_ns - sp->first_ns > sp->inserted_ns) {
+		c->meas[c->nr_meas - 1].span_eff = sp->last_ns - sp->first_ns - sp->inserted_ns;
+		c->meas[c->nr_meas - 1].span_visits = sp->hits - 1;
+	}
 	e->nr++;
 	return 0;
 }
@@ -160,6 +183,7 @@ static struct cexp *find_exp(struct causal *c, uint32_t id)
 static int take(struct causal *c, const struct causalprof_record_hdr *h)
 {
 	const struct causalprof_experiment *e;
+	const struct causalprof_exp_span *sp;
 	const struct cp_rec_progress *p;
 	const struct cp_rec_causal *k;
 	struct cexp *x;
@@ -177,8 +201,9 @@ static int take(struct causal *c, const struct causalprof_record_hdr *h)
 			.cut = h->flags & (CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_TIMEOUT), .first = c->nr_meas,
 			.start_ns = e->start_ns, .end_ns = e->time_ns, .hits = e->hits,
 		};
+		sp = cp_exp_spans(e);
 		for (i = 0; i < e->nr_points; i++) {
-			ret = add_meas(c, x, &cp_exp_points(e)[i]);
+			ret = add_meas(c, x, &cp_exp_points(e)[i], sp ? &sp[i] : NULL);
 			if (ret)
 				return ret;
 		}
@@ -196,7 +221,7 @@ static int take(struct causal *c, const struct causalprof_record_hdr *h)
 			return s;
 		x->func = s;
 		for (i = 0; i < k->nr_points; i++) {
-			ret = add_meas(c, x, &cp_causal_points(k)[i]);
+			ret = add_meas(c, x, &cp_causal_points(k)[i], NULL);
 			if (ret)
 				return ret;
 		}
@@ -234,15 +259,30 @@ struct sums {
 	double eff, visits, area;
 };
 
+/* Effective time and visits of @m (NULL: none) in @e, by span or window. */
+static double meas_eff(const struct causal *c, unsigned int pi, const struct cexp *e,
+		       const struct cmeas *m)
+{
+	if (c->points[pi].spans)
+		return m ? m->span_eff : 0;
+	return e->eff;
+}
+
+static uint64_t meas_visits(const struct causal *c, unsigned int pi, const struct cmeas *m)
+{
+	if (!m)
+		return 0;
+	return c->points[pi].spans ? m->span_visits : m->visits;
+}
+
 static void sum_add(struct sums *s, const struct causal *c, const struct cexp *e, unsigned int pi)
 {
 	const struct cmeas *m = meas_of(c, e, pi);
 
-	s->eff += e->eff;
-	if (m) {
-		s->visits += m->visits;
+	s->eff += meas_eff(c, pi, e, m);
+	s->visits += meas_visits(c, pi, m);
+	if (m)
 		s->area += m->area;
-	}
 }
 
 /* Time per visit (throughput) or mean latency; NAN without visits. */
@@ -349,8 +389,8 @@ static double speedup_of(const struct causal *c, unsigned int pi, const uint32_t
 		m = meas_of(c, e, pi);
 		if (isnan(c->local[x]))
 			continue;
-		num += kind == CAUSALPROF_PP_LATENCY ? (m ? m->area : 0) : e->eff;
-		den += (m ? m->visits : 0) * c->local[x] * scale;
+		num += kind == CAUSALPROF_PP_LATENCY ? (m ? m->area : 0) : meas_eff(c, pi, e, m);
+		den += meas_visits(c, pi, m) * c->local[x] * scale;
 	}
 	return den > 0 ? 1 - num / den : NAN;
 }
@@ -639,9 +679,10 @@ static void report_point(struct causal *c, unsigned int pi, const struct cp_caus
 			cp_str(&c->strs, p->name), p->kind == CAUSALPROF_PP_LATENCY ? "latency" :
 			"throughput", p->visits, n_exps);
 		if (!isnan(period(&s0, p->kind)))
-			fprintf(out, "; baseline %.3f ms %s (%zu experiments at 0 %%)\n",
+			fprintf(out, "; baseline %.3f ms %s (%zu experiments at 0 %%%s)\n",
 				period(&s0, p->kind) / 1e6,
-				p->kind == CAUSALPROF_PP_LATENCY ? "mean latency" : "per visit", nb);
+				p->kind == CAUSALPROF_PP_LATENCY ? "mean latency" : "per visit", nb,
+				p->spans ? ", hits timed" : "");
 		else
 			fprintf(out, "; no baseline yet (no visit in a 0 %% experiment)\n");
 		if (n_exps && visits_none * 5 > n_exps)
@@ -865,6 +906,7 @@ int cp_causal_report(struct cp_rec_reader *rd, const struct cp_causal_opts *o, F
 	char *body = NULL;
 	size_t j, nc, body_len = 0;
 	struct cp_profile *prof = NULL;
+	uint64_t span_visits[MAX_POINTS] = { 0 };
 	FILE *plot = NULL;
 	int ret, height = 0;
 
@@ -886,9 +928,16 @@ int cp_causal_report(struct cp_rec_reader *rd, const struct cp_causal_opts *o, F
 
 		used += counts(e);
 		cut += e->line && e->cut;
-		for (i = 0; counts(e) && i < e->nr; i++)
-			c.points[c.meas[e->first + i].point].visits += c.meas[e->first + i].visits;
+		for (i = 0; counts(e) && i < e->nr; i++) {
+			const struct cmeas *m = &c.meas[e->first + i];
+
+			c.points[m->point].visits += m->visits;
+			span_visits[m->point] += m->span_visits;
+		}
 	}
+	for (i = 0; i < c.nr_points; i++)
+		c.points[i].spans = !c.points[i].unspanned &&
+				    2 * span_visits[i] >= c.points[i].visits;
 	if (!used) {
 		fprintf(err, "cprof report: no causal experiments in %s: record with cprof record --causal\n",
 			o->name);

@@ -325,11 +325,15 @@ const struct causalprof_experiment *cp_rec_experiment(const struct causalprof_re
 {
 	const struct causalprof_experiment *e = view(h, CAUSALPROF_REC_EXPERIMENT, sizeof(*e));
 
-	if (e && (h->size - sizeof(*e)) <
-		 (size_t)e->nr_ranges * sizeof(struct causalprof_exp_range) +
-		 (size_t)e->nr_points * sizeof(struct causalprof_exp_point))
+	size_t need;
+
+	if (!e)
 		return NULL;
-	return e;
+	need = (size_t)e->nr_ranges * sizeof(struct causalprof_exp_range) +
+	       (size_t)e->nr_points * sizeof(struct causalprof_exp_point);
+	if (h->flags & CAUSALPROF_EXP_F_SPANS)
+		need += (size_t)e->nr_points * sizeof(struct causalprof_exp_span);
+	return h->size - sizeof(*e) < need ? NULL : e;
 }
 
 const struct causalprof_exp_range *cp_exp_ranges(const struct causalprof_experiment *e)
@@ -340,6 +344,13 @@ const struct causalprof_exp_range *cp_exp_ranges(const struct causalprof_experim
 const struct causalprof_exp_point *cp_exp_points(const struct causalprof_experiment *e)
 {
 	return (const struct causalprof_exp_point *)(cp_exp_ranges(e) + e->nr_ranges);
+}
+
+const struct causalprof_exp_span *cp_exp_spans(const struct causalprof_experiment *e)
+{
+	if (!(e->hdr.flags & CAUSALPROF_EXP_F_SPANS))
+		return NULL;
+	return (const struct causalprof_exp_span *)(cp_exp_points(e) + e->nr_points);
 }
 
 const struct cp_rec_buildid *cp_rec_buildid(const struct causalprof_record_hdr *h)

@@ -411,7 +411,9 @@ struct causalprof_end {
  * session's END.
  * After the fixed part come nr_ranges struct causalprof_exp_range, then
  * nr_points struct causalprof_exp_point (the progress points registered
- * when the experiment stopped). Every delta covers the experiment only: a
+ * when the experiment stopped), then, when hdr.flags has
+ * CAUSALPROF_EXP_F_SPANS, nr_points struct causalprof_exp_span, one per
+ * point in the same order. Every delta covers the experiment only: a
  * point added while it ran counts from its registration. The counters are
  * final (no payment of the experiment is made after it). The effective
  * duration is wall_ns - inserted_ns. The record travels with the MMAP,
@@ -421,6 +423,7 @@ struct causalprof_end {
  */
 #define CAUSALPROF_EXP_F_SESSION_END	(1U << 0)
 #define CAUSALPROF_EXP_F_TIMEOUT	(1U << 1)	/* ran max_experiment_s: stopped */
+#define CAUSALPROF_EXP_F_SPANS		(1U << 2)	/* spans follow the points */
 
 struct causalprof_exp_range {
 	__u32	pid;		/* thread group id, initial pid namespace */
@@ -438,6 +441,21 @@ struct causalprof_exp_point {
 				 * the experiment, ns (0 for throughput)
 				 */
 	__u64	inflight;	/* latency: in flight when it started */
+};
+
+/*
+ * A throughput point's hits within the experiment, timed: from its first
+ * hit to its last, both included, hits hits, and inserted_ns of delay was
+ * inserted between them (the global delay's growth). Where a window of a
+ * few hits ends matters: (last_ns - first_ns - inserted_ns) / (hits - 1)
+ * is the point's period without the +-1 hit of counting hits in the
+ * experiment's window. All 0 for latency points and without a hit.
+ */
+struct causalprof_exp_span {
+	__u64	first_ns;	/* CLOCK_MONOTONIC */
+	__u64	last_ns;
+	__u64	inserted_ns;
+	__u64	hits;
 };
 
 struct causalprof_experiment {
@@ -459,6 +477,7 @@ struct causalprof_experiment {
 	__u16	nr_points;
 	/* struct causalprof_exp_range ranges[nr_ranges]; */
 	/* struct causalprof_exp_point points[nr_points]; */
+	/* struct causalprof_exp_span spans[nr_points]; with CAUSALPROF_EXP_F_SPANS */
 };
 
 #endif /* _UAPI_LINUX_CAUSALPROF_H */
