@@ -26,8 +26,8 @@
 # node). Errors are in points.
 #
 # bench/run runs it twice: on one vCPU under -icount (ICOUNT set: guest
-# time is deterministic, so the truth is exact and every error is the
-# profiler's own; the threads share the CPU, so the truths differ from
+# time is deterministic: the rounds of the truth agree within about 1 %,
+# so the errors are the profiler's own, not noise; the threads share the CPU, so the truths differ from
 # those on two CPUs), then on two ordinary vCPUs (the truths as designed,
 # measured through TCG's noise).
 #
@@ -185,7 +185,7 @@ echo "RESULT "
 echo "RESULT ## Causal accuracy on ground truths (${BENCH_DATE:-$(date -u '+%Y-%m-%dT%H:%MZ')}, \`make bench BENCH=causal\`, bench/causal.sh)"
 echo "RESULT "
 if [ -n "${ICOUNT:-}" ]; then
-	echo "RESULT QEMU/TCG, 1 vCPU, -icount shift=$ICOUNT: deterministic guest time, so the truth is exact"
+	echo "RESULT QEMU/TCG, 1 vCPU, -icount shift=$ICOUNT: deterministic guest time, rounds agree within 1 %"
 	echo "RESULT (but the threads share one CPU: the truths are not those of two). Kernel $(uname -r)."
 	echo "RESULT Truth: unprofiled, $reps interleaved rounds"
 else
