@@ -42,6 +42,7 @@ int cp_causal_stop(u16 flags, const struct causalprof_experiment **res);
 void cp_causal_point_gone(u32 id);
 bool cp_causal_running(void);
 u32 cp_causal_live_id(void);
+void cp_causal_init(void);
 void cp_causal_uninit(void);
 
 /*

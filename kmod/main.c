@@ -17,6 +17,7 @@ static int __init causalprof_init(void)
 {
 	int ret;
 
+	cp_causal_init();
 	ret = causalprof_session_init();
 	if (ret)
 		return ret;
