@@ -49,6 +49,7 @@
 #include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/init.h>
+#include <linux/irq_work.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -331,8 +332,71 @@ int cp_causal_stop(u16 flags, const struct causalprof_experiment **res)
 }
 
 /* At unload: the module's references say no work is queued any more. */
+/*
+ * A payment queued from NMI (a hardware PMU's overflow) before 6.11, where
+ * task_work_add() is not NMI-safe and the return from NMI to user mode
+ * does not run task work (compat.h): the handler leaves the work in this
+ * CPU's slot and raises an irq_work, as perf does for its own NMI-time
+ * work. Its self-interrupt comes as soon as the NMI returns, on the same
+ * task, and queues the work from hard-irq context, whose return to user
+ * mode runs it. A slot still busy, or a task no longer current: nothing is
+ * queued and the debt stays owed, to be paid after a later sample. The
+ * module reference taken for the payment is dropped here then; the module's
+ * exit waits for the irq_works (irq_work_sync) before its text goes.
+ */
+struct nmi_pay {
+	struct irq_work iw;
+	struct task_struct *task;	/* compared with current, never dereferenced */
+	struct cp_task *t;
+};
+
+static DEFINE_PER_CPU(struct nmi_pay, nmi_pay);
+
+static void nmi_pay_queue(struct irq_work *iw)
+{
+	struct nmi_pay *np = container_of(iw, struct nmi_pay, iw);
+	struct cp_task *t = np->t;
+
+	if (np->task == current && !task_work_add(current, &t->work, TWA_RESUME))
+		return;
+	atomic_andnot(CP_TASK_QUEUED, &t->flags);
+	module_put(THIS_MODULE);
+}
+
+/* For testing the NMI path without a PMU: hard-irq payments take it too. */
+static bool defer_payments;
+module_param(defer_payments, bool, 0644);
+MODULE_PARM_DESC(defer_payments, "Test: queue payments through irq_work, as from NMI (default 0)");
+
+/* From the overflow handler: current's payment t->work; false if not queued. */
+static bool queue_payment(struct cp_task *t)
+{
+	struct nmi_pay *np;
+
+	if (!cp_nmi_defers_task_work() && !READ_ONCE(defer_payments))
+		return !task_work_add(current, &t->work, cp_twa_current());
+	np = this_cpu_ptr(&nmi_pay);
+	if (irq_work_is_busy(&np->iw))
+		return false;
+	np->task = current;
+	np->t = t;
+	return irq_work_queue(&np->iw);
+}
+
+void __init cp_causal_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		init_irq_work(per_cpu_ptr(&nmi_pay.iw, cpu), nmi_pay_queue);
+}
+
 void cp_causal_uninit(void)
 {
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&nmi_pay.iw, cpu));
 	cp_tasks_free();
 }
 
@@ -585,7 +649,7 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 	}
 	t->exp = id;
 	init_task_work(&t->work, pay);
-	if (task_work_add(current, &t->work, cp_twa_current())) {
+	if (!queue_payment(t)) {
 		atomic_andnot(CP_TASK_QUEUED, &t->flags);
 		module_put(THIS_MODULE);
 	}

@@ -44,6 +44,7 @@ void cp_causal_point_gone(u32 id);
 bool cp_causal_running(void);
 u32 cp_causal_live_id(void);
 u32 cp_causal_clock(u64 *inserted_ns);
+void cp_causal_init(void);
 void cp_causal_uninit(void);
 
 /*

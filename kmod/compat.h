@@ -42,6 +42,19 @@ static inline enum task_work_notify_mode cp_twa_current(void)
 }
 
 /*
+ * Whether task work for current cannot be queued from here: in NMI before
+ * 6.11 (see above); causal.c then goes through an irq_work.
+ */
+static inline bool cp_nmi_defers_task_work(void)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+	return false;
+#else
+	return in_nmi();
+#endif
+}
+
+/*
  * A uprobe registration. Since 6.12 uprobe_register() returns the uprobe
  * (3c83a9ad0295 "uprobes: make uprobe_register() return struct uprobe *"),
  * handlers run under RCU Tasks Trace rather than the uprobe's

@@ -18,10 +18,14 @@
 #include <linux/perf_event.h>
 #include <linux/sched/task.h>
 #include <linux/string.h>
+#include <linux/stringify.h>
 
-static unsigned int max_freq = 100000;
+#include <causalprof/tables.h>
+
+static unsigned int max_freq = CAUSALPROF_MAX_FREQ;
 module_param(max_freq, uint, 0644);
-MODULE_PARM_DESC(max_freq, "Highest sampling frequency in Hz; higher ones are lowered to it (default 100000)");
+MODULE_PARM_DESC(max_freq, "Highest sampling frequency in Hz; higher ones are lowered to it (default "
+		 __stringify(CAUSALPROF_MAX_FREQ) ")");
 
 /* The names cprof accepts, and the /proc control file with it. */
 static const struct {
@@ -29,17 +33,9 @@ static const struct {
 	u32 type;
 	u64 config;
 } names[] = {
-	{ "cycles",		PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions",	PERF_TYPE_HARDWARE,	PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references",	PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cacheReferences",	PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses",	PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CACHE_MISSES },
-	{ "cacheMisses",	PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CACHE_MISSES },
-	{ "branches",		PERF_TYPE_HARDWARE,	PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-instructions", PERF_TYPE_HARDWARE,	PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses",	PERF_TYPE_HARDWARE,	PERF_COUNT_HW_BRANCH_MISSES },
-	{ "branchMisses",	PERF_TYPE_HARDWARE,	PERF_COUNT_HW_BRANCH_MISSES },
-	{ "cpu-clock",		PERF_TYPE_SOFTWARE,	PERF_COUNT_SW_CPU_CLOCK },
+#define NAME(name, type, config)	{ name, type, config },
+	CAUSALPROF_EVENTS(NAME)
+#undef NAME
 };
 
 int causalprof_event_validate(const struct cp_event *ev, struct netlink_ext_ack *extack)

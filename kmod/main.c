@@ -6,16 +6,18 @@
 #include "netlink.h"
 #include "proc.h"
 #include "session.h"
-#include "version.h"
 
 #include <linux/init.h>
 #include <linux/module.h>
 #include <net/genetlink.h>
 
+#include <causalprof/tables.h>
+
 static int __init causalprof_init(void)
 {
 	int ret;
 
+	cp_causal_init();
 	ret = causalprof_session_init();
 	if (ret)
 		return ret;

@@ -5,7 +5,6 @@
 #include "netlink.h"
 #include "session.h"
 #include "stats.h"
-#include "version.h"
 
 #include <linux/capability.h>
 #include <linux/init.h>
@@ -16,6 +15,8 @@
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
+
+#include <causalprof/tables.h>
 
 /*
  * Range checks are done by hand: the policy's would fail with -ERANGE, and

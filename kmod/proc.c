@@ -6,7 +6,6 @@
 #include "progress.h"
 #include "session.h"
 #include "stats.h"
-#include "version.h"
 
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -25,6 +24,8 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
+
+#include <causalprof/tables.h>
 
 /* Longest command accepted by one write to control. */
 #define CONTROL_MAX_WRITE	4096
@@ -170,7 +171,6 @@ static const struct proc_ops progress_ops = {
 };
 
 /* "start" without event=: cpu-clock, at this rate unless freq= or period= say otherwise. */
-#define DEFAULT_FREQ		1000
 
 /* What the keys of one "start" command said. */
 struct start_args {
@@ -294,7 +294,7 @@ static void start_defaults(struct start_args *args)
 		cfg->nr_events = 1;
 	}
 	if (!args->rate)
-		args->freq = DEFAULT_FREQ;
+		args->freq = CAUSALPROF_DEFAULT_FREQ;
 	for (i = 0; i < cfg->nr_events; i++) {
 		cfg->events[i].freq = args->freq;
 		cfg->events[i].period = args->period;

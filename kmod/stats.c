@@ -6,27 +6,32 @@
 #include <linux/cpumask.h>
 #include <linux/kernel.h>
 
+#include <causalprof/tables.h>
+
 atomic64_t causalprof_stats[__CAUSALPROF_STAT_LAST];
 DEFINE_PER_CPU(struct cp_cpu_stats, causalprof_cpu_stats);
 
-static const char *const names[] = {
-	[CAUSALPROF_STAT_SESSIONS]		= "sessions",
-	[CAUSALPROF_STAT_SAMPLES]		= "samples",
-	[CAUSALPROF_STAT_LOST]			= "lost",
-	[CAUSALPROF_STAT_OVERFLOWS]		= "overflows",
-	[CAUSALPROF_STAT_RECORDS_SENT]		= "records_sent",
-	[CAUSALPROF_STAT_SIDEBAND_LOST]		= "sideband_lost",
-	[CAUSALPROF_STAT_TARGET_OVERFLOW]	= "target_overflow",
-	[CAUSALPROF_STAT_RECORDS_DROPPED]	= "records_dropped",
+static const struct {
+	enum causalprof_stat stat;
+	const char *key;
+} names[] = {
+#define KEY(name, key, label)	{ CAUSALPROF_STAT_##name, key },
+	CAUSALPROF_STATS(KEY)
+#undef KEY
 };
 
-/* Counters are appended to the enum: a new one needs its name above. */
-static_assert(ARRAY_SIZE(names) == __CAUSALPROF_STAT_LAST);
+/* Counters are appended to the enum: a new one needs its line in tables.h. */
+static_assert(ARRAY_SIZE(names) == __CAUSALPROF_STAT_LAST - CAUSALPROF_STAT_SESSIONS);
 
 /* The counter's key in /proc/causalprof/status and its debugfs file name. */
 const char *causalprof_stat_name(enum causalprof_stat stat)
 {
-	return names[stat];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].stat == stat)
+			return names[i].key;
+	return "unknown";
 }
 
 static u64 cpu_sum(size_t field)

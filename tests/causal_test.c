@@ -208,6 +208,29 @@ TEST_F(causal, delay_precision)
 	ASSERT_EQ((uint64_t)self->info.paid, n);
 }
 
+/*
+ * Payments queued from NMI go through an irq_work before 6.11 (no PMU here
+ * to raise an NMI: defer_payments sends the hrtimer's payments the same
+ * way). They must all be paid, as without it.
+ */
+TEST_F(causal, deferred_payments)
+{
+	struct exp_task b;
+	int ret;
+
+	ASSERT_EQ(0, spawn(_metadata, self, "spin", "0"));
+	ASSERT_EQ(0, session_start(self));
+	ASSERT_EQ(0, cp_module_param_set("defer_payments", 1));
+	ret = experiment(self, 500, 2000);
+	ASSERT_EQ(0, cp_module_param_set("defer_payments", 0));
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, exp_task(&self->info, self->b, &b));
+	TH_LOG("through irq_work: inserted %" PRId64 " ns, B paid %" PRId64 " ns in %d payments (%.2f%%)",
+	       self->info.inserted, b.paid, b.payments, 100.0 * b.paid / (self->info.inserted ?: 1));
+	ASSERT_GT(self->info.inserted, 200000000);
+	ASSERT_LE(llabs(b.paid - self->info.inserted), self->info.inserted / 20);
+}
+
 TEST_F(causal, timer_sleep)
 {
 	struct exp_task b;

@@ -120,7 +120,7 @@ int main(int argc, char *argv[])
 			usage(stderr);
 			return 2;
 		}
-		printf("cprof %s\n", CPROF_VERSION);
+		printf("cprof %s\n", CAUSALPROF_VERSION);
 		return close_stdout(0);
 	}
 	if (argv[1][0] == '-' && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {

@@ -2,7 +2,8 @@
 #ifndef CPROF_H
 #define CPROF_H
 
-#define CPROF_VERSION "0.1.0"
+#include <causalprof/tables.h>
+
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include <causalprof/tables.h>
+
 #include "events.h"
 
 static const struct named_event {
@@ -17,19 +19,11 @@ static const struct named_event {
 	uint32_t type;
 	uint64_t config;
 } named_events[] = {
-	{ "cycles",		 PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions",	 PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references",	 PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses",	 PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branches",		 PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses",	 PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "cpu-clock",		 PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	/* pprof++ */
-	{ "cacheReferences",	 PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cacheMisses",	 PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branchMisses",	 PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+#define NAME(name, type, config)	{ name, type, config },
+	CAUSALPROF_EVENTS(NAME)
+#undef NAME
 };
+
 
 /* Names in messages: at most SHOWN characters of them, then "...". */
 #define SHOWN		64

@@ -36,12 +36,9 @@
 #include "recording.h"
 #include "symbolize.h"
 
-#define DEFAULT_FREQ		1000
 #define DEFAULT_OUTPUT		"cprof.data"
 #define RCVBUF			(32 << 20)
 #define MAX_SAMPLE_RATE		"/proc/sys/kernel/perf_event_max_sample_rate"
-/* The module's own ceiling on freq (its max_freq parameter defaults to it). */
-#define MODULE_MAX_FREQ		100000
 #define TICK_MS			250	/* status line refresh, target checks */
 #define END_WAIT_MS		5000	/* for the END record after SESSION_STOP */
 #define MAX_SCOPES		64	/* --source-scope, --binary-scope each */
@@ -73,7 +70,7 @@ static const char usage_text[] =
 	"  -e, --event EV[,EV...]  events to sample (repeatable, at most 8); default\n"
 	"                          cycles, or cpu-clock if the machine has no PMU\n"
 	"  -c, --count N           one sample every N events\n"
-	"  -F, --freq HZ           samples per second per CPU (default 1000, at most\n"
+	"  -F, --freq HZ           samples per second per CPU (default " XSTR(CAUSALPROF_DEFAULT_FREQ) ", at most\n"
 	"                          kernel.perf_event_max_sample_rate)\n"
 	"      --no-callchain      sample the interrupted address only, no stacks\n"
 	"      --no-inherit        do not follow the target's new child processes\n"
@@ -234,7 +231,7 @@ static void event_list(const struct cp_events *evs, char *buf, size_t size)
 /* -F above what the kernel (or the module) samples at: say so, and use that. */
 static void clamp_freq(struct record *r)
 {
-	uint64_t max = MODULE_MAX_FREQ, sysctl;
+	uint64_t max = CAUSALPROF_MAX_FREQ, sysctl;
 	const char *why = "the module's maximum";
 	char buf[32];
 	FILE *f;
@@ -293,7 +290,7 @@ static int parse_args(struct record *r, int argc, char *argv[])
 
 	r->flags = CAUSALPROF_F_USER_STACK | CAUSALPROF_F_KERNEL_STACK;
 	r->output = DEFAULT_OUTPUT;
-	r->freq = DEFAULT_FREQ;
+	r->freq = CAUSALPROF_DEFAULT_FREQ;
 	r->xo = (struct cp_xp_opts){
 		.source_scope = r->source_scope,
 		.binary_scope = r->binary_scope,
@@ -958,7 +955,7 @@ static int write_meta(struct record *r, const struct timespec *real, uint64_t mo
 	f = open_memstream(&text, &len);
 	if (!f)
 		return -errno;
-	meta_put(f, "cprof_version", CPROF_VERSION);
+	meta_put(f, "cprof_version", CAUSALPROF_VERSION);
 	gethostname(host, sizeof(host) - 1);
 	meta_put(f, "hostname", host);
 	meta_put(f, "kernel_release", uname(&uts) ? "" : uts.release);

@@ -761,7 +761,7 @@ static int write_one(struct report *r, unsigned int i)
 	FILE *f;
 	int ret, err;
 
-	snprintf(buf[0], sizeof(buf[0]), "cprof %s report of %s", CPROF_VERSION, r->o->input);
+	snprintf(buf[0], sizeof(buf[0]), "cprof %s report of %s", CAUSALPROF_VERSION, r->o->input);
 	comments[info.nr_comments++] = buf[0];
 	if (meta(r, "command")) {
 		snprintf(buf[1], sizeof(buf[1]), "command: %s", meta(r, "command"));

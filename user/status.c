@@ -23,15 +23,15 @@ static const char *const state_names[] = {
 	[CAUSALPROF_STATE_STOPPING]	= "stopping",
 };
 
-static const char *const stat_names[CAUSALPROF_STAT_MAX + 1] = {
-	[CAUSALPROF_STAT_SESSIONS]	= "sessions:",
-	[CAUSALPROF_STAT_SAMPLES]	= "samples:",
-	[CAUSALPROF_STAT_LOST]		= "lost:",
-	[CAUSALPROF_STAT_OVERFLOWS]	= "overflows:",
-	[CAUSALPROF_STAT_RECORDS_SENT]	= "records sent:",
-	[CAUSALPROF_STAT_SIDEBAND_LOST]	= "sideband lost:",
-	[CAUSALPROF_STAT_TARGET_OVERFLOW] = "not followed:",
+static const char *const stat_names[] = {
+#define LABEL(stat, key, label)	[CAUSALPROF_STAT_##stat] = label ":",
+	CAUSALPROF_STATS(LABEL)
+#undef LABEL
 };
+
+/* A counter added to the enum needs its line in <causalprof/tables.h>. */
+_Static_assert(ARRAY_SIZE(stat_names) == __CAUSALPROF_STAT_LAST, "a counter has no name");
+
 
 static void print_status(const struct cp_status *st)
 {
@@ -55,12 +55,8 @@ static void print_status(const struct cp_status *st)
 		printf("%-14s%s\n", "owner:", "proc");
 	else
 		printf("%-14s%s\n", "owner:", "-");
-	for (i = CAUSALPROF_STAT_SESSIONS; i <= CAUSALPROF_STAT_MAX; i++) {
-		if (stat_names[i])
-			printf("%-14s%" PRIu64 "\n", stat_names[i], st->stats[i]);
-		else
-			printf("stat %-9d%" PRIu64 "\n", i, st->stats[i]);
-	}
+	for (i = CAUSALPROF_STAT_SESSIONS; i <= CAUSALPROF_STAT_MAX; i++)
+		printf("%-14s%" PRIu64 "\n", stat_names[i], st->stats[i]);
 }
 
 int cmd_status(int argc, char *argv[])
