@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cprof against the module: `cprof status` reports what /proc reports, says
- * so clearly when the module is not loaded, and usage errors exit 2.
+ * so clearly when the module is not loaded, and usage errors (a bare cprof
+ * among them) exit 2.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -206,6 +207,19 @@ TEST_F(cprof, bogus_command)
 	ASSERT_TRUE(WIFEXITED(r.status));
 	EXPECT_EQ(2, WEXITSTATUS(r.status));
 	EXPECT_NE(NULL, strstr(r.err, "usage")) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("", r.out);
+}
+
+/* As git and perf: a bare "cprof" is a usage error, its usage on stderr. */
+TEST_F(cprof, no_arguments)
+{
+	char *argv[] = { self->cprof, NULL };
+	struct run r;
+
+	ASSERT_EQ(0, run(argv, &r));
+	ASSERT_TRUE(WIFEXITED(r.status));
+	EXPECT_EQ(2, WEXITSTATUS(r.status));
+	EXPECT_NE(NULL, strstr(r.err, "usage: cprof <command>")) TH_LOG("stderr: %s", r.err);
 	EXPECT_STREQ("", r.out);
 }
 
