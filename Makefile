@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make            build kmod/causalprof.ko and user/cprof
+# make examples   build examples/ into build/examples/ (make tests does too)
 # make check      build everything, boot the test VM, run the whole suite
 #                 (make check KVER=6.12: on the newest 6.12 kernel installed)
 # make demo       build, boot the VM, load the module and show it working
@@ -39,7 +40,10 @@ module-sparse:
 cprof:
 	$(MAKE) -C user
 
-tests: all
+examples:
+	$(MAKE) -C examples
+
+tests: all examples
 	$(MAKE) -C tests
 
 deps:
@@ -132,7 +136,8 @@ clean:
 	$(MAKE) -C user clean
 	$(MAKE) -C tests clean
 	$(MAKE) -C fuzz clean
+	$(MAKE) -C examples clean
 	rm -rf build
 
-.PHONY: all module module-w1 module-sparse cprof tests deps check demo bench fuzz clean \
+.PHONY: all module module-w1 module-sparse cprof examples tests deps check demo bench fuzz clean \
 	install uninstall dkms-src dkms-install dkms-uninstall check-dkms
