@@ -126,7 +126,7 @@ int cp_coz_open(struct cp_coz *c, const char *lib, uint32_t capacity, char *err,
 	if (!lib) {
 		ret = cp_coz_find_lib(found, sizeof(found));
 		if (ret) {
-			snprintf(err, len, "cannot find %s next to cprof or in %s: %s",
+			snprintf(err, len, "cannot find %s next to cprof, in ../lib/cprof from it or in %s: %s",
 				 CP_COZ_LIB, CP_COZ_LIBDIR, strerror(-ret));
 			return ret;
 		}
