@@ -177,6 +177,14 @@ TEST_F(cprof, status)
 	EXPECT_STREQ(state, printed);
 	/* every counter line carries a label, and they agree with /proc */
 	EXPECT_EQ(NULL, strstr(r.out, "(null)")) TH_LOG("stdout:\n%s", r.out);
+	/* a counter the tool has no name for prints as "stat N" */
+	EXPECT_EQ(NULL, strstr(r.out, "\nstat ")) TH_LOG("stdout:\n%s", r.out);
+	ASSERT_TRUE(line_value(r.out, "records dropped:", printed, sizeof(printed)))
+		TH_LOG("no 'records dropped:' line in:\n%s", r.out);
+	/* (a running /proc session drops its records all the time) */
+	ASSERT_EQ(0, cp_status_get("records_dropped", state, sizeof(state)));
+	if (!variant->running)
+		EXPECT_STREQ(state, printed);
 	ASSERT_TRUE(line_value(r.out, "sessions:", printed, sizeof(printed)))
 		TH_LOG("no 'sessions:' line in:\n%s", r.out);
 	ASSERT_EQ(0, cp_status_get("sessions", state, sizeof(state)));

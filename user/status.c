@@ -31,6 +31,7 @@ static const char *const stat_names[CAUSALPROF_STAT_MAX + 1] = {
 	[CAUSALPROF_STAT_RECORDS_SENT]	= "records sent:",
 	[CAUSALPROF_STAT_SIDEBAND_LOST]	= "sideband lost:",
 	[CAUSALPROF_STAT_TARGET_OVERFLOW] = "not followed:",
+	[CAUSALPROF_STAT_RECORDS_DROPPED] = "records dropped:",
 };
 
 static void print_status(const struct cp_status *st)
@@ -39,27 +40,27 @@ static void print_status(const struct cp_status *st)
 
 	printf("causalprof %s\n", st->version);
 	if (st->state < ARRAY_SIZE(state_names))
-		printf("%-14s%s\n", "state:", state_names[st->state]);
+		printf("%-17s%s\n", "state:", state_names[st->state]);
 	else
-		printf("%-14s%s (%" PRIu32 ")\n", "state:", "unknown", st->state);
-	printf("%-14s%" PRIu64 "\n", "session:", st->session_id);
+		printf("%-17s%s (%" PRIu32 ")\n", "state:", "unknown", st->state);
+	printf("%-17s%" PRIu64 "\n", "session:", st->session_id);
 	if (st->has_target)
-		printf("%-14s%" PRIu32 "\n", "target:", st->target_pid);
+		printf("%-17s%" PRIu32 "\n", "target:", st->target_pid);
 	else if (st->flags & CAUSALPROF_F_SYSTEM_WIDE)
-		printf("%-14s%s\n", "target:", "system-wide");
+		printf("%-17s%s\n", "target:", "system-wide");
 	else
-		printf("%-14s%s\n", "target:", "-");
+		printf("%-17s%s\n", "target:", "-");
 	if (st->owner == CAUSALPROF_OWNER_NETLINK)
-		printf("%-14s%s\n", "owner:", "netlink");
+		printf("%-17s%s\n", "owner:", "netlink");
 	else if (st->owner == CAUSALPROF_OWNER_PROC)
-		printf("%-14s%s\n", "owner:", "proc");
+		printf("%-17s%s\n", "owner:", "proc");
 	else
-		printf("%-14s%s\n", "owner:", "-");
+		printf("%-17s%s\n", "owner:", "-");
 	for (i = CAUSALPROF_STAT_SESSIONS; i <= CAUSALPROF_STAT_MAX; i++) {
 		if (stat_names[i])
-			printf("%-14s%" PRIu64 "\n", stat_names[i], st->stats[i]);
+			printf("%-17s%" PRIu64 "\n", stat_names[i], st->stats[i]);
 		else
-			printf("stat %-9d%" PRIu64 "\n", i, st->stats[i]);
+			printf("stat %-12d%" PRIu64 "\n", i, st->stats[i]);
 	}
 }
 
