@@ -8,6 +8,11 @@
 # through the generic netlink family's alias. After make uninstall, nothing
 # loads it: `cprof status` says it is not loaded. Leaves the repo's module
 # loaded, as the harness wants. Prints TAP like the kselftest harness.
+#
+# The kernel's module directory is replaced, for the test, by a bind mount
+# of a copy with nothing but its modules.builtin* and modules.order: depmod
+# would otherwise read all of Debian's 400 MB of modules over 9p, twice
+# (a minute and a half under TCG). causalprof depends on no other module.
 
 set -u
 
@@ -100,13 +105,17 @@ test_uninstalled()
 
 echo "TAP version 13"
 echo "1..2"
+moddir=/lib/modules/$kver
+mkdir -p "$tmp/modules"
+cp "$moddir"/modules.builtin* "$moddir/modules.order" "$tmp/modules/"
+if ! mount --bind "$tmp/modules" "$moddir"; then
+	echo "# cannot bind-mount a module directory over $moddir"
+	exit 1
+fi
 run_test "the first cprof command loads the installed module" test_autoload
 run_test "after make uninstall nothing loads it" test_uninstalled
 # Whatever happened, leave the repo's module loaded and nothing installed.
 unload 2> /dev/null
-if [ -e "$installed" ]; then
-	rm -f "$installed"
-	depmod -a "$kver"
-fi
+umount "$moddir" || echo "# cannot unmount $moddir"
 insmod "$CAUSALPROF_KO" || echo "# insmod $CAUSALPROF_KO failed"
 totals
