@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make            build kmod/causalprof.ko and user/cprof
+# make examples   build examples/ into build/examples/ (make tests does too)
 # make check      build everything, boot the test VM, run the whole suite
 #                 (make check KVER=6.12: on the newest 6.12 kernel installed)
 # make demo       build, boot the VM, load the module and show it working
@@ -8,6 +9,12 @@
 #                 BENCH=sampling,report runs only those bench/*.sh
 # make fuzz       fuzz the recording reader and cprof report (FUZZ_TIME s each)
 # make deps       install the Debian packages the project needs (root)
+# make install    install what make built: the module for KVER, cprof, its
+#                 man page, libcprof-coz.so and cprof.h (PREFIX, DESTDIR)
+# make uninstall  remove them again
+# make dkms-install   register the module's source with DKMS, which builds
+#                 and installs it for every kernel, now and at each upgrade
+# make check-dkms     a DKMS build against KVER's headers, in build/ only
 #
 # KVER is the kernel the module is built for and the test VM boots: a
 # release installed in /lib/modules, or a series (KVER=6.12: its newest
@@ -33,7 +40,10 @@ module-sparse:
 cprof:
 	$(MAKE) -C user
 
-tests: all
+examples:
+	$(MAKE) -C examples
+
+tests: all examples
 	$(MAKE) -C tests
 
 deps:
@@ -52,6 +62,71 @@ bench: deps
 	$(MAKE) -C bench
 	BENCH=$(BENCH) bench/run
 
+# Installing: the module into the kernel's updates/ directory (it then
+# wins over any in-tree copy), found by modprobe after depmod; the
+# generic netlink family alias in it makes the first cprof command load it.
+# cprof finds libcprof-coz.so in ../lib/cprof from where it lies.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+INCLUDEDIR ?= $(PREFIX)/include
+COZLIBDIR ?= $(PREFIX)/lib/cprof
+MODDIR ?= /lib/modules/$(KVER)/updates
+DEPMOD ?= depmod
+VERSION := $(shell sed -n 's/^\#define CAUSALPROF_VERSION "\(.*\)"/\1/p' kmod/version.h)
+DKMS_SRC ?= /usr/src/causalprof-$(VERSION)
+# What DKMS needs to build the module: the kbuild files, the module's
+# sources and the uapi header, the check the build runs after the module.
+DKMS_FILES := Makefile Kbuild kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.c)) kmod/*.h \
+	include/uapi/linux/causalprof.h scripts/kver scripts/check-module
+
+install:
+	@test -f kmod/causalprof.ko && test -x user/cprof && test -f user/libcprof-coz.so || { \
+		echo "install: build first: make (KVER=$(KVER))" >&2; exit 1; }
+	@magic=$$(modinfo -F vermagic kmod/causalprof.ko | cut -d' ' -f1); \
+	if [ "$$magic" != "$(KVER)" ]; then \
+		echo "install: kmod/causalprof.ko is built for '$$magic', not KVER=$(KVER):" \
+		     "make KVER=$(KVER)" >&2; \
+		exit 1; \
+	fi
+	install -D -m 644 kmod/causalprof.ko $(DESTDIR)$(MODDIR)/causalprof.ko
+	install -D -m 755 user/cprof $(DESTDIR)$(BINDIR)/cprof
+	install -D -m 644 user/libcprof-coz.so $(DESTDIR)$(COZLIBDIR)/libcprof-coz.so
+	install -D -m 644 include/cprof.h $(DESTDIR)$(INCLUDEDIR)/cprof.h
+	install -D -m 644 Documentation/cprof.1 $(DESTDIR)$(MANDIR)/man1/cprof.1
+ifeq ($(DESTDIR),)
+	$(DEPMOD) -a $(KVER)
+endif
+
+uninstall:
+	rm -f $(DESTDIR)$(MODDIR)/causalprof.ko $(DESTDIR)$(BINDIR)/cprof \
+		$(DESTDIR)$(COZLIBDIR)/libcprof-coz.so $(DESTDIR)$(INCLUDEDIR)/cprof.h \
+		$(DESTDIR)$(MANDIR)/man1/cprof.1
+	-rmdir $(DESTDIR)$(COZLIBDIR) 2> /dev/null
+ifeq ($(DESTDIR),)
+	$(DEPMOD) -a $(KVER)
+endif
+
+# dkms.conf with its version; the sources copied to DKMS_SRC (DESTDIR
+# stages them for a package), then added, built and installed by dkms.
+dkms-src:
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	mkdir -p $(DESTDIR)$(DKMS_SRC)
+	cp --parents $(DKMS_FILES) $(DESTDIR)$(DKMS_SRC)/
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf > $(DESTDIR)$(DKMS_SRC)/dkms.conf
+
+dkms-install: dkms-src
+	dkms add causalprof/$(VERSION)
+	dkms build causalprof/$(VERSION)
+	dkms install causalprof/$(VERSION)
+
+dkms-uninstall:
+	dkms remove causalprof/$(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+check-dkms:
+	tests/dkms-build $(KVER)
+
 FUZZ_TIME ?= 30
 fuzz:
 	$(MAKE) -C fuzz run FUZZ_TIME=$(FUZZ_TIME)
@@ -61,6 +136,8 @@ clean:
 	$(MAKE) -C user clean
 	$(MAKE) -C tests clean
 	$(MAKE) -C fuzz clean
+	$(MAKE) -C examples clean
 	rm -rf build
 
-.PHONY: all module module-w1 module-sparse cprof tests deps check demo bench fuzz clean
+.PHONY: all module module-w1 module-sparse cprof examples tests deps check demo bench fuzz clean \
+	install uninstall dkms-src dkms-install dkms-uninstall check-dkms

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cprof against the module: `cprof status` reports what /proc reports, says
- * so clearly when the module is not loaded, and usage errors exit 2.
+ * so clearly when the module is not loaded, and usage errors (a bare cprof
+ * among them) exit 2.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -176,6 +177,14 @@ TEST_F(cprof, status)
 	EXPECT_STREQ(state, printed);
 	/* every counter line carries a label, and they agree with /proc */
 	EXPECT_EQ(NULL, strstr(r.out, "(null)")) TH_LOG("stdout:\n%s", r.out);
+	/* a counter the tool has no name for prints as "stat N" */
+	EXPECT_EQ(NULL, strstr(r.out, "\nstat ")) TH_LOG("stdout:\n%s", r.out);
+	ASSERT_TRUE(line_value(r.out, "records dropped:", printed, sizeof(printed)))
+		TH_LOG("no 'records dropped:' line in:\n%s", r.out);
+	/* (a running /proc session drops its records all the time) */
+	ASSERT_EQ(0, cp_status_get("records_dropped", state, sizeof(state)));
+	if (!variant->running)
+		EXPECT_STREQ(state, printed);
 	ASSERT_TRUE(line_value(r.out, "sessions:", printed, sizeof(printed)))
 		TH_LOG("no 'sessions:' line in:\n%s", r.out);
 	ASSERT_EQ(0, cp_status_get("sessions", state, sizeof(state)));
@@ -206,6 +215,19 @@ TEST_F(cprof, bogus_command)
 	ASSERT_TRUE(WIFEXITED(r.status));
 	EXPECT_EQ(2, WEXITSTATUS(r.status));
 	EXPECT_NE(NULL, strstr(r.err, "usage")) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("", r.out);
+}
+
+/* As git and perf: a bare "cprof" is a usage error, its usage on stderr. */
+TEST_F(cprof, no_arguments)
+{
+	char *argv[] = { self->cprof, NULL };
+	struct run r;
+
+	ASSERT_EQ(0, run(argv, &r));
+	ASSERT_TRUE(WIFEXITED(r.status));
+	EXPECT_EQ(2, WEXITSTATUS(r.status));
+	EXPECT_NE(NULL, strstr(r.err, "usage: cprof <command>")) TH_LOG("stderr: %s", r.err);
 	EXPECT_STREQ("", r.out);
 }
 

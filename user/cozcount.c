@@ -38,14 +38,22 @@ static int lib_in(const char *dir, char *path, size_t size)
 
 int cp_coz_find_lib(char *path, size_t size)
 {
-	char exe[PATH_MAX], found[PATH_MAX];
+	char exe[PATH_MAX], up[PATH_MAX], found[PATH_MAX], *dir;
 	ssize_t n;
 	int ret = -ENOENT;
 
+	/*
+	 * Next to cprof (the build tree), then in ../lib/cprof from it (where
+	 * make install puts it, whatever PREFIX), then in the LIBDIR cprof
+	 * was built with.
+	 */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = '\0';
-		ret = lib_in(dirname(exe), found, sizeof(found));
+		dir = dirname(exe);
+		ret = lib_in(dir, found, sizeof(found));
+		if (ret && (size_t)snprintf(up, sizeof(up), "%s/../lib/cprof", dir) < sizeof(up))
+			ret = lib_in(up, found, sizeof(found));
 	}
 	if (ret)
 		ret = lib_in(CP_COZ_LIBDIR, found, sizeof(found));
@@ -118,7 +126,7 @@ int cp_coz_open(struct cp_coz *c, const char *lib, uint32_t capacity, char *err,
 	if (!lib) {
 		ret = cp_coz_find_lib(found, sizeof(found));
 		if (ret) {
-			snprintf(err, len, "cannot find %s next to cprof or in %s: %s",
+			snprintf(err, len, "cannot find %s next to cprof, in ../lib/cprof from it or in %s: %s",
 				 CP_COZ_LIB, CP_COZ_LIBDIR, strerror(-ret));
 			return ret;
 		}

@@ -110,9 +110,10 @@ int main(int argc, char *argv[])
 	const struct cmd *cmd;
 	int ret;
 
+	/* As git and perf: a bare "cprof" is a usage error. */
 	if (argc < 2) {
-		usage(stdout);
-		return close_stdout(0);
+		usage(stderr);
+		return 2;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		if (argc > 2) {

@@ -646,7 +646,7 @@ void cp_nl_close(struct cp_nl *nl)
 void cp_nl_open_perror(int err)
 {
 	if (err == -ENOENT)
-		fprintf(stderr, "cprof: causalprof module not loaded (no generic netlink family \"%s\"); load it with: insmod causalprof.ko\n",
+		fprintf(stderr, "cprof: causalprof module not loaded (no generic netlink family \"%s\"); install it (make install: it then loads itself) or load it with: insmod kmod/causalprof.ko\n",
 			CAUSALPROF_GENL_NAME);
 	else
 		fprintf(stderr, "cprof: cannot reach the causalprof module over generic netlink: %s\n",

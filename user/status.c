@@ -32,31 +32,30 @@ static const char *const stat_names[] = {
 /* A counter added to the enum needs its line in <causalprof/tables.h>. */
 _Static_assert(ARRAY_SIZE(stat_names) == __CAUSALPROF_STAT_LAST, "a counter has no name");
 
-
 static void print_status(const struct cp_status *st)
 {
 	int i;
 
 	printf("causalprof %s\n", st->version);
 	if (st->state < ARRAY_SIZE(state_names))
-		printf("%-14s%s\n", "state:", state_names[st->state]);
+		printf("%-17s%s\n", "state:", state_names[st->state]);
 	else
-		printf("%-14s%s (%" PRIu32 ")\n", "state:", "unknown", st->state);
-	printf("%-14s%" PRIu64 "\n", "session:", st->session_id);
+		printf("%-17s%s (%" PRIu32 ")\n", "state:", "unknown", st->state);
+	printf("%-17s%" PRIu64 "\n", "session:", st->session_id);
 	if (st->has_target)
-		printf("%-14s%" PRIu32 "\n", "target:", st->target_pid);
+		printf("%-17s%" PRIu32 "\n", "target:", st->target_pid);
 	else if (st->flags & CAUSALPROF_F_SYSTEM_WIDE)
-		printf("%-14s%s\n", "target:", "system-wide");
+		printf("%-17s%s\n", "target:", "system-wide");
 	else
-		printf("%-14s%s\n", "target:", "-");
+		printf("%-17s%s\n", "target:", "-");
 	if (st->owner == CAUSALPROF_OWNER_NETLINK)
-		printf("%-14s%s\n", "owner:", "netlink");
+		printf("%-17s%s\n", "owner:", "netlink");
 	else if (st->owner == CAUSALPROF_OWNER_PROC)
-		printf("%-14s%s\n", "owner:", "proc");
+		printf("%-17s%s\n", "owner:", "proc");
 	else
-		printf("%-14s%s\n", "owner:", "-");
+		printf("%-17s%s\n", "owner:", "-");
 	for (i = CAUSALPROF_STAT_SESSIONS; i <= CAUSALPROF_STAT_MAX; i++)
-		printf("%-14s%" PRIu64 "\n", stat_names[i], st->stats[i]);
+		printf("%-17s%" PRIu64 "\n", stat_names[i], st->stats[i]);
 }
 
 int cmd_status(int argc, char *argv[])

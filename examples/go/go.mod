@@ -1,0 +1,3 @@
+module example.com/primes
+
+go 1.19

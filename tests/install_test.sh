@@ -1,0 +1,168 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# make install and make uninstall, staged with DESTDIR, without the module
+# (it runs on the host too: tests/install_test.sh after make): the tree
+# holds the module for the kernel it was built for in updates/, cprof, its
+# man page, libcprof-coz.so where cprof looks for it and cprof.h, each a copy
+# of what make built, and nothing else; no depmod runs on a staged tree;
+# uninstall removes every file; a module built for another kernel is
+# refused and nothing installed; dkms-src stages what DKMS builds from.
+# Prints TAP like the kselftest harness.
+
+set -u
+
+repo=${CAUSALPROF_REPO:-$(cd "$(dirname "$0")/.." && pwd -P)}
+. "$repo/tests/tap.sh"
+
+ko=$repo/kmod/causalprof.ko
+kver=$(modinfo -F vermagic "$ko" 2> /dev/null | cut -d' ' -f1)
+ver=$(sed -n 's/^#define CAUSALPROF_VERSION "\(.*\)"/\1/p' "$repo/kmod/version.h")
+root=$tmp/root
+
+# make_in TARGET ARGS...: make -C the repo, its output in $tmp/make.log
+make_in()
+{
+	make -s -C "$repo" "$@" > "$tmp/make.log" 2>&1
+}
+
+# The files under $1, relative, sorted, with their modes.
+tree()
+{
+	(cd "$1" && find . -type f -printf '%m %P\n' | LC_ALL=C sort)
+}
+
+test_install()
+{
+	if ! make_in install DESTDIR="$root" PREFIX=/usr KVER="$kver"; then
+		say "make install failed:"
+		show "$tmp/make.log"
+		return 1
+	fi
+	tree "$root" > "$tmp/tree"
+	cat > "$tmp/want" <<-END
+	644 lib/modules/$kver/updates/causalprof.ko
+	644 usr/include/cprof.h
+	644 usr/lib/cprof/libcprof-coz.so
+	644 usr/share/man/man1/cprof.1
+	755 usr/bin/cprof
+	END
+	LC_ALL=C sort -k2 "$tmp/want" -o "$tmp/want"
+	LC_ALL=C sort -k2 "$tmp/tree" -o "$tmp/tree"
+	if ! cmp -s "$tmp/want" "$tmp/tree"; then
+		say "installed tree differs from what was expected (- expected, + found):"
+		diff "$tmp/want" "$tmp/tree" | sed -n 's/^\([<>]\)/#   \1/p'
+		return 1
+	fi
+	for pair in "kmod/causalprof.ko lib/modules/$kver/updates/causalprof.ko" \
+		    "user/cprof usr/bin/cprof" "user/libcprof-coz.so usr/lib/cprof/libcprof-coz.so" \
+		    "include/cprof.h usr/include/cprof.h" "Documentation/cprof.1 usr/share/man/man1/cprof.1"; do
+		set -- $pair
+		if ! cmp -s "$repo/$1" "$root/$2"; then
+			say "$2 is not a copy of $1"
+			return 1
+		fi
+	done
+	if [ -e "$root/lib/modules/$kver/modules.dep" ]; then
+		say "depmod ran on the staged tree"
+		return 1
+	fi
+	# The module autoloads by its generic netlink family.
+	if ! modinfo -F alias "$root/lib/modules/$kver/updates/causalprof.ko" |
+	     grep -qx 'net-pf-16-proto-16-family-causalprof'; then
+		say "the installed module has no alias for the causalprof family"
+		return 1
+	fi
+	return 0
+}
+
+test_installed_cprof_runs()
+{
+	out=$("$root/usr/bin/cprof" --version 2>&1)
+	if [ "$out" != "cprof $ver" ]; then
+		say "installed cprof --version printed '$out', not 'cprof $ver'"
+		return 1
+	fi
+	return 0
+}
+
+test_uninstall()
+{
+	if ! make_in uninstall DESTDIR="$root" PREFIX=/usr KVER="$kver"; then
+		say "make uninstall failed:"
+		show "$tmp/make.log"
+		return 1
+	fi
+	tree "$root" > "$tmp/left"
+	if [ -s "$tmp/left" ]; then
+		say "make uninstall left files:"
+		show "$tmp/left"
+		return 1
+	fi
+	return 0
+}
+
+test_other_kernel_refused()
+{
+	if make_in install DESTDIR="$tmp/other" KVER=6.0.0-not-this-one; then
+		say "make install of a module built for $kver into 6.0.0-not-this-one succeeded"
+		return 1
+	fi
+	if ! grep -q "built for '$kver', not KVER=6.0.0-not-this-one" "$tmp/make.log"; then
+		say "make install failed without saying why:"
+		show "$tmp/make.log"
+		return 1
+	fi
+	if [ -e "$tmp/other" ]; then
+		say "make install refused but installed something:"
+		find "$tmp/other" -type f | sed 's/^/#   /'
+		return 1
+	fi
+	return 0
+}
+
+test_dkms_src()
+{
+	src=/usr/src/causalprof-$ver
+	if ! make_in dkms-src DESTDIR="$tmp/dkms"; then
+		say "make dkms-src failed:"
+		show "$tmp/make.log"
+		return 1
+	fi
+	conf=$tmp/dkms$src/dkms.conf
+	if ! grep -qx "PACKAGE_VERSION=\"$ver\"" "$conf"; then
+		say "dkms.conf does not give version $ver:"
+		show "$conf"
+		return 1
+	fi
+	for f in Makefile Kbuild kmod/Kbuild kmod/main.c kmod/compat.h kmod/version.h \
+		 include/uapi/linux/causalprof.h scripts/kver scripts/check-module; do
+		if ! cmp -s "$repo/$f" "$tmp/dkms$src/$f"; then
+			say "$src/$f is not a copy of $f"
+			return 1
+		fi
+	done
+	if [ -n "$(find "$tmp/dkms$src" -name '*.mod.c' -o -name '*.o' -o -name '*.ko')" ]; then
+		say "dkms-src copied build products"
+		return 1
+	fi
+	return 0
+}
+
+echo "TAP version 13"
+echo "1..5"
+if [ -z "$kver" ] || [ ! -x "$repo/user/cprof" ]; then
+	reason="build first (make)"
+	for t in install installed_cprof_runs uninstall other_kernel_refused dkms_src; do
+		n=$((n + 1)) skipped=$((skipped + 1))
+		echo "ok $n $t # SKIP $reason"
+	done
+	totals
+	exit
+fi
+run_test "make install DESTDIR= stages the module, cprof, man page, library, header" test_install
+run_test "the staged cprof runs" test_installed_cprof_runs
+run_test "make uninstall DESTDIR= removes every file" test_uninstall
+run_test "a module built for another kernel is refused" test_other_kernel_refused
+run_test "make dkms-src stages the module's sources and dkms.conf" test_dkms_src
+totals
