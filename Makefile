@@ -73,12 +73,12 @@ INCLUDEDIR ?= $(PREFIX)/include
 COZLIBDIR ?= $(PREFIX)/lib/cprof
 MODDIR ?= /lib/modules/$(KVER)/updates
 DEPMOD ?= depmod
-VERSION := $(shell sed -n 's/^\#define CAUSALPROF_VERSION "\(.*\)"/\1/p' kmod/version.h)
+VERSION := $(shell sed -n 's/^\#define CAUSALPROF_VERSION[[:space:]]*"\(.*\)"/\1/p' include/causalprof/tables.h)
 DKMS_SRC ?= /usr/src/causalprof-$(VERSION)
 # What DKMS needs to build the module: the kbuild files, the module's
-# sources and the uapi header, the check the build runs after the module.
+# sources, the uapi header and the shared tables, the check the build runs after the module.
 DKMS_FILES := Makefile Kbuild kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.c)) kmod/*.h \
-	include/uapi/linux/causalprof.h scripts/kver scripts/check-module
+	include/uapi/linux/causalprof.h include/causalprof/tables.h scripts/kver scripts/check-module
 
 install:
 	@test -f kmod/causalprof.ko && test -x user/cprof && test -f user/libcprof-coz.so || { \

@@ -17,7 +17,7 @@ repo=${CAUSALPROF_REPO:-$(cd "$(dirname "$0")/.." && pwd -P)}
 
 ko=$repo/kmod/causalprof.ko
 kver=$(modinfo -F vermagic "$ko" 2> /dev/null | cut -d' ' -f1)
-ver=$(sed -n 's/^#define CAUSALPROF_VERSION "\(.*\)"/\1/p' "$repo/kmod/version.h")
+ver=$(sed -n 's/^#define CAUSALPROF_VERSION[[:space:]]*"\(.*\)"/\1/p' "$repo/include/causalprof/tables.h")
 root=$tmp/root
 
 # make_in TARGET ARGS...: make -C the repo, its output in $tmp/make.log
@@ -135,7 +135,7 @@ test_dkms_src()
 		show "$conf"
 		return 1
 	fi
-	for f in Makefile Kbuild kmod/Kbuild kmod/main.c kmod/compat.h kmod/version.h \
+	for f in Makefile Kbuild kmod/Kbuild kmod/main.c kmod/compat.h include/causalprof/tables.h \
 		 include/uapi/linux/causalprof.h scripts/kver scripts/check-module; do
 		if ! cmp -s "$repo/$f" "$tmp/dkms$src/$f"; then
 			say "$src/$f is not a copy of $f"
