@@ -929,7 +929,8 @@ int cp_sym_func_start(struct cp_sym_file *f, uint64_t off, uint64_t *start)
 		cfi = dwfl_module_dwarf_cfi(f->mod, &bias);
 	if (!cfi || dwarf_cfi_addrframe(cfi, addr - bias, &frame))
 		return -ENOENT;
-	found = !dwarf_frame_info(frame, &lo, &hi, NULL) && lo <= addr - bias &&
+	/* It returns the return address's register number, or -1. */
+	found = dwarf_frame_info(frame, &lo, &hi, NULL) >= 0 && lo <= addr - bias &&
 		addr_to_offset(f, lo + bias, start) && *start <= off;
 	free(frame);
 	return found ? 0 : -ENOENT;
