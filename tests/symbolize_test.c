@@ -281,7 +281,7 @@ TEST(stripped_program)
 	struct cp_sym_frame fr[CP_SYM_MAX_FRAMES];
 	struct cp_symbolizer *sym;
 	struct cp_sym_file *f;
-	uint64_t a, b, start;
+	uint64_t a, b, c, start;
 	uint8_t id[CP_BUILD_ID_MAX];
 	char hex[2 * CP_BUILD_ID_MAX + 1];
 	int len, i;
@@ -304,6 +304,13 @@ TEST(stripped_program)
 	ASSERT_EQ(0, cp_sym_func_start(f, b + 9, &start));
 	EXPECT_EQ(b, start);
 	EXPECT_EQ(-ENOENT, cp_sym_func_start(f, 1ULL << 40, &start));
+	/* The exported one keeps its name (.dynsym). */
+	c = sym_offset(full, "spin_c");
+	ASSERT_NE(0, c);
+	ASSERT_EQ(1, cp_sym_lookup(f, c + 3, fr, CP_SYM_MAX_FRAMES));
+	EXPECT_STREQ("spin_c", fr[0].func);
+	EXPECT_TRUE(cp_sym_caps(f) & CP_SYM_FUNCTIONS);
+	EXPECT_FALSE(cp_sym_caps(f) & CP_SYM_LINES);
 	cp_sym_free(sym);
 
 	len = cp_elf_build_id(path, id, sizeof(id));

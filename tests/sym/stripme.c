@@ -3,7 +3,8 @@
  * Two hot static functions for the symbols test, built -O2 -g and then
  * stripped (strip --strip-unneeded): the stripped copy has no symbol for
  * either, only their unwind entries. spin_a() does twice spin_b()'s work.
- * Runs for argv[1] seconds (default 2).
+ * spin_c(), exported (.dynsym, as a library's API), keeps its name, and
+ * does a tenth of spin_a()'s. Runs for argv[1] seconds (default 2).
  */
 
 #include <stdlib.h>
@@ -29,6 +30,17 @@ static __attribute__((noinline, noclone)) void spin_b(unsigned long n)
 	sink = x;
 }
 
+void spin_c(unsigned long n);
+
+__attribute__((noinline)) void spin_c(unsigned long n)
+{
+	unsigned long i, x = 5;
+
+	for (i = 0; i < n; i++)
+		x = (x >> 3) * 0x9e3779b97f4a7c15UL + i;
+	sink = x;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -44,6 +56,7 @@ int main(int argc, char **argv)
 	while (now() < end) {
 		spin_a(200000);
 		spin_b(100000);
+		spin_c(20000);
 	}
 	return 0;
 }
