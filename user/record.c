@@ -866,11 +866,13 @@ static void take_batch(struct record *r, const unsigned char *p, size_t len)
 			break;
 		case CAUSALPROF_REC_MMAP:
 			m = cp_rec_mmap(h);
-			if (m && m->path[0] == '/' && m->path[1] != '/') {
+			if (m && m->path[0] == '/' && m->path[1] != '/' &&
+			    strncmp(m->path, "/memfd:", 7)) {
 				cp_rec_put_raw(&r->w, run, p - run);
 				run = p;
 				write_buildid(r, m->path);
-			} else if (m && !strcmp(m->path, CAUSALPROF_MMAP_ANON)) {
+			} else if (m && (!strcmp(m->path, CAUSALPROF_MMAP_ANON) ||
+					 !strncmp(m->path, "/memfd:", 7))) {
 				note_jit(r, m->pid);
 			}
 			break;

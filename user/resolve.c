@@ -237,7 +237,7 @@ static int64_t unknown_name(struct cp_resolver *r, const struct cp_map *map, uin
 	struct cp_sym_file *f;
 	char buf[512];
 
-	if (path[0] != '/' || path[1] == '/')
+	if (path[0] != '/' || path[1] == '/' || !strncmp(path, "/memfd:", 7))
 		return 0;	/* "[vdso]" and the like are named by text views */
 	f = cp_sym_file(r->sym, path);
 	if (!f)
@@ -285,7 +285,8 @@ static int64_t user_location(struct cp_resolver *r, struct cp_proc *p, uint64_t 
 		return i;
 	if (map && !anon)
 		n = user_lines(r, map, addr, lines);
-	else if (p && r->nr_perfmaps)
+	/* JITs whose code is a file's (a memfd's) name it in their map too. */
+	if (!n && p && r->nr_perfmaps)
 		n = jit_line(r, p->pid, addr, lines);
 	if (n < 0)
 		return n;

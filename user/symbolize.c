@@ -478,9 +478,10 @@ static void open_file(struct cp_sym_file *f)
 	f->opened = true;
 	/*
 	 * "[vdso]" and the like, unless the recording has its image, and a
-	 * JIT's "//anon": no file, nothing to say.
+	 * JIT's "//anon" or "/memfd:NAME (deleted)": no file, nothing to say.
 	 */
-	if (!f->image && (f->path[0] != '/' || f->path[1] == '/'))
+	if (!f->image && (f->path[0] != '/' || f->path[1] == '/' ||
+			  !strncmp(f->path, "/memfd:", 7)))
 		return;
 	f->dwfl = dwfl_begin(&f->owner->callbacks);
 	if (!f->dwfl)
