@@ -20,6 +20,7 @@
  */
 
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -119,6 +120,9 @@ struct cp_sym_file {
 	struct cu_range *ranges;	/* built when libdw finds no CU by address */
 	size_t nr_ranges;
 	bool ranges_built;
+	uint64_t *fde_starts;	/* .eh_frame_hdr's function starts, vaddrs, sorted */
+	size_t nr_fdes;
+	bool fdes_loaded;
 	size_t expect_len;
 	uint8_t expect[CP_BUILD_ID_MAX];
 	size_t id_len;
@@ -188,6 +192,7 @@ static void free_file(struct cp_sym_file *f)
 		free(f->cus[i].funcs);
 	free(f->cus);
 	free(f->ranges);
+	free(f->fde_starts);
 	cp_htab_free(&f->cu_index);
 	free(f->syms);
 	free(f->image);
@@ -912,29 +917,95 @@ int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *fram
 	return n;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The start of every function with an FDE, from the search table of
+ * .eh_frame_hdr (PT_GNU_EH_FRAME), which stripping keeps: pairs of initial
+ * location and FDE, DW_EH_PE_datarel | DW_EH_PE_sdata4 from the table's
+ * start, as linkers write it. (libdw finds the FDE of an address, but tells
+ * only the range of its row of rules, which starts after each push.)
+ */
+static void load_fde_starts(struct cp_sym_file *f)
+{
+	const unsigned char *p;
+	GElf_Phdr mem, *ph = NULL;
+	uint32_t count, u;
+	int32_t loc;
+	Elf_Data *d;
+	size_t i, n;
+
+	f->fdes_loaded = true;
+	if (elf_getident(f->elf, NULL)[EI_DATA] != ELFDATA2LSB || elf_getphdrnum(f->elf, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		ph = gelf_getphdr(f->elf, i, &mem);
+		if (ph && ph->p_type == PT_GNU_EH_FRAME)
+			break;
+	}
+	if (i == n || ph->p_filesz < 12)
+		return;
+	d = elf_getdata_rawchunk(f->elf, ph->p_offset, ph->p_filesz, ELF_T_BYTE);
+	if (!d || d->d_size < 12)
+		return;
+	p = d->d_buf;
+	/* Version 1; a 4-byte eh_frame_ptr; fde_count udata4; the table's encoding. */
+	if (p[0] != 1 || ((p[1] & 0x0f) != DW_EH_PE_udata4 && (p[1] & 0x0f) != DW_EH_PE_sdata4) ||
+	    p[2] != DW_EH_PE_udata4 || p[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return;
+	memcpy(&u, p + 8, 4);
+	count = le32toh(u);
+	if (!count || count > (d->d_size - 12) / 8)
+		return;
+	f->fde_starts = malloc(count * sizeof(*f->fde_starts));
+	if (!f->fde_starts)
+		return;
+	for (i = 0; i < count; i++) {
+		memcpy(&u, p + 12 + 8 * i, 4);
+		loc = (int32_t)le32toh(u);
+		f->fde_starts[i] = ph->p_vaddr + loc;
+	}
+	/* Sorted by the rules; a broken file must not break the search. */
+	qsort(f->fde_starts, count, sizeof(*f->fde_starts), u64_cmp);
+	f->nr_fdes = count;
+}
+
 int cp_sym_func_start(struct cp_sym_file *f, uint64_t off, uint64_t *start)
 {
-	Dwarf_Addr bias, lo, hi;
 	Dwarf_Frame *frame;
 	Dwarf_CFI *cfi;
-	GElf_Addr addr;
-	bool found;
+	Dwarf_Addr bias;
+	GElf_Addr addr, vaddr;
+	size_t lo = 0, hi;
 
 	if (!f->opened)
 		open_file(f);
 	if (!f->usable || !offset_to_addr(f, off, &addr))
 		return -ENOENT;
-	/* .eh_frame, which stripping keeps; else .debug_frame. */
+	/* Code an FDE covers (FDEs do not overlap): its start is the last before it. */
 	cfi = dwfl_module_eh_cfi(f->mod, &bias);
-	if (!cfi)
-		cfi = dwfl_module_dwarf_cfi(f->mod, &bias);
 	if (!cfi || dwarf_cfi_addrframe(cfi, addr - bias, &frame))
 		return -ENOENT;
-	/* It returns the return address's register number, or -1. */
-	found = dwarf_frame_info(frame, &lo, &hi, NULL) >= 0 && lo <= addr - bias &&
-		addr_to_offset(f, lo + bias, start) && *start <= off;
 	free(frame);
-	return found ? 0 : -ENOENT;
+	if (!f->fdes_loaded)
+		load_fde_starts(f);
+	vaddr = addr - f->bias;
+	for (hi = f->nr_fdes; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->fde_starts[mid] <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || !addr_to_offset(f, f->fde_starts[lo - 1] + f->bias, start) || *start > off)
+		return -ENOENT;
+	return 0;
 }
 
 unsigned int cp_sym_caps(const struct cp_sym_file *f)

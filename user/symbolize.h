@@ -59,8 +59,9 @@ struct cp_sym_file *cp_sym_file(struct cp_symbolizer *s, const char *path);
 int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *frames, int max);
 /*
  * For code the file names no function of: the file offset where the
- * function of @off starts, from its unwind table (.eh_frame, kept by
- * strip): 0, or -ENOENT when the file has no entry for it.
+ * function of @off starts, from its unwind table (.eh_frame and the search
+ * table of .eh_frame_hdr, which strip keeps): 0, or -ENOENT when the file
+ * has no entry for it.
  */
 int cp_sym_func_start(struct cp_sym_file *f, uint64_t off, uint64_t *start);
 /*

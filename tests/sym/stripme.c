@@ -12,9 +12,14 @@
 
 static volatile unsigned long sink;
 
+/*
+ * Each keeps a word on its stack, so that it has a frame: its unwind rules
+ * change after its prologue, which must not split it in two.
+ */
 static __attribute__((noinline, noclone)) void spin_a(unsigned long n)
 {
-	unsigned long i, x = 1;
+	volatile unsigned long x = 1;
+	unsigned long i;
 
 	for (i = 0; i < n; i++)
 		x = x * 6364136223846793005UL + (i ^ (x >> 7));
@@ -23,7 +28,8 @@ static __attribute__((noinline, noclone)) void spin_a(unsigned long n)
 
 static __attribute__((noinline, noclone)) void spin_b(unsigned long n)
 {
-	unsigned long i, x = 3;
+	volatile unsigned long x = 3;
+	unsigned long i;
 
 	for (i = 0; i < n; i++)
 		x = (x ^ (x << 13)) + (i * 2862933555777941757UL ^ (x >> 11));
