@@ -797,4 +797,51 @@ TEST(jit_code)
 	system(cmd);
 }
 
+/*
+ * A stripped program's static function, in text views: "FILE+0xOFFSET" of
+ * its start (from .eh_frame_hdr), by line the address's own offset; its
+ * location keeps the address and has no line.
+ */
+TEST(stripped_code)
+{
+	static const char *const events[] = { "cpu-clock" };
+	char dir[] = "/tmp/pprof_test.XXXXXX", data[64], pb[64], cmd[96];
+	char *argv[] = { "report", "-i", data, "--pprof", pb, NULL };
+	char *targv[] = { "report", "-i", data, NULL };
+	char *largv[] = { "report", "-i", data, "--lines", NULL };
+	struct sym_map m = { .start = 0x555500000000ULL, .end = 0x555500001000ULL, .pgoff = 0x1000 };
+	uint64_t ip = m.start + 0x1248 - 0x1000;	/* in spin_a (0x1230), past its prologue */
+	char *out = NULL;
+	struct synth s;
+	Profile *p;
+
+	ASSERT_EQ(0, synth_path("sym/stripme-stripped", m.path, sizeof(m.path)));
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(data, sizeof(data), "%s/s.data", dir);
+	snprintf(pb, sizeof(pb), "%s/s.pb.gz", dir);
+	ASSERT_EQ(0, synth_begin(&s, data, 77, events, 1));
+	synth_comm(&s, 77, 77, "stripme-strippe", 0);
+	synth_mmap(&s, 77, &m);
+	synth_sample(&s, 77, 77, 0, 1000000, 0, 1, &ip);
+	synth_end(&s, 1, 0);
+	synth_kallsyms(&s, SYNTH_KALLSYMS);
+	ASSERT_EQ(0, synth_finish(&s));
+	ASSERT_EQ(0, synth_cprof(targv, &out, NULL));
+	EXPECT_NE(NULL, strstr(out, "  stripme-stripped+0x1230\n"));
+	free(out);
+	out = NULL;
+	ASSERT_EQ(0, synth_cprof(largv, &out, NULL));
+	EXPECT_NE(NULL, strstr(out, "  stripme-stripped+0x1248\n"));
+	free(out);
+	ASSERT_EQ(0, synth_cprof(argv, NULL, NULL));
+	p = decode(pb);
+	ASSERT_NE(NULL, p);
+	ASSERT_NE(NULL, location_at(p, ip));
+	EXPECT_EQ(0, location_at(p, ip)->n_line);
+	EXPECT_EQ(0, p->n_function);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	system(cmd);
+}
+
 TEST_HARNESS_MAIN

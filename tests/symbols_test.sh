@@ -355,6 +355,13 @@ test_node_jit()
 	near "$f" "$pf" && near "$s" "$ps"
 }
 
+# The debug file installed by the tests goes: later programs see the file stripped.
+remove_debug_file()
+{
+	id=$(build_id "$stripped")
+	rm -f "/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
+}
+
 echo "TAP version 13"
 echo "1..8"
 run_test "stripped program: hot static functions as distinct addresses" test_stripped_addresses
@@ -365,4 +372,5 @@ run_test "C++ template instance demangled, shares as perf's" test_cxx_demangled
 run_test "Rust, legacy mangling, demangled, shares as perf's" test_rust_legacy
 run_test "Rust, v0 mangling, demangled, shares as perf's" test_rust_v0
 run_test "node JIT code named from the recorded perf map, shares as perf's" test_node_jit
+remove_debug_file
 totals
