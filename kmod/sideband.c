@@ -77,8 +77,9 @@ void cp_sideband_task(u16 type, const struct task_struct *t, const struct task_s
 }
 
 /*
- * The name of an executable mapping: its file's path, or the name of a
- * special mapping such as "[vdso]"; NULL for anonymous code (JITs).
+ * The name of an executable mapping: its file's path, the name of a
+ * special mapping such as "[vdso]", or, for anonymous code (a JIT's), perf's
+ * "//anon": user space names that from the JIT's /tmp/perf-PID.map.
  */
 static const char *vma_name(struct vm_area_struct *vma, char *buf)
 {
@@ -90,7 +91,7 @@ static const char *vma_name(struct vm_area_struct *vma, char *buf)
 	}
 	if (vma->vm_ops && vma->vm_ops->name)
 		return vma->vm_ops->name(vma);
-	return NULL;
+	return CAUSALPROF_MMAP_ANON;
 }
 
 static u32 mmap_size(const char *name)

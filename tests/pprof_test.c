@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/uio.h>
 
 #include "kselftest_harness.h"
 #include "profile.pb-c.h"
@@ -703,6 +704,144 @@ TEST(late_exec_keeps_new_mappings)
 TEST(late_exec_after_user_code_does_not)
 {
 	late_exec(_metadata, true);
+}
+
+/*
+ * A JIT's code: an anonymous mapping ("//anon"), named from the PERFMAP
+ * record; its other code keeps its address, and the mapping then claims no
+ * functions. A recording without PERFMAP (as cprof wrote them before) still
+ * reads, its JIT code "[anon]".
+ */
+static void jit_recording(struct __test_metadata *_metadata, const char *path, bool perfmap)
+{
+	static const char *const events[] = { "cpu-clock" };
+	static const char map[] = "7f0000001000 100 JS:*hotLoop /app/hot.js:3\n"
+				  "7f0000001080 10 JS:*inner /app/hot.js:9\n";
+	const struct sym_map anon = {
+		.start = 0x7f0000000000ULL, .end = 0x7f0000010000ULL, .path = "//anon",
+	};
+	struct cp_rec_perfmap head = { .pid = 77 };
+	uint64_t ips[] = { 0x7f0000001010ULL, 0x7f0000001084ULL, 0x7f0000005000ULL };
+	struct iovec iov[2];
+	struct synth s;
+	int i;
+
+	ASSERT_EQ(0, synth_begin(&s, path, 77, events, 1));
+	synth_comm(&s, 77, 77, "node", 0);
+	synth_mmap(&s, 77, &anon);
+	for (i = 0; i < 3; i++)
+		synth_sample(&s, 77, 77, 0, 1000000, 0, 1, &ips[i]);
+	synth_sample(&s, 77, 77, 0, 1000000, 0, 1, &ips[0]);
+	synth_end(&s, 4, 0);
+	if (perfmap) {
+		iov[0] = (struct iovec){ .iov_base = &head.pid, .iov_len = 8 };
+		iov[1] = (struct iovec){ .iov_base = (void *)map, .iov_len = strlen(map) };
+		cp_rec_putv(&s.w, CP_REC_PERFMAP, 0, iov, 2);
+	}
+	synth_kallsyms(&s, SYNTH_KALLSYMS);
+	ASSERT_EQ(0, synth_finish(&s));
+}
+
+TEST(jit_code)
+{
+	char dir[] = "/tmp/pprof_test.XXXXXX", data[64], pb[64], cmd[96];
+	char *argv[] = { "report", "-i", data, "--pprof", pb, NULL };
+	char *targv[] = { "report", "-i", data, NULL };
+	const Location *l;
+	const Mapping *m;
+	char *out = NULL;
+	Profile *p;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(data, sizeof(data), "%s/jit.data", dir);
+	snprintf(pb, sizeof(pb), "%s/jit.pb.gz", dir);
+	jit_recording(_metadata, data, true);
+	ASSERT_EQ(0, synth_cprof(argv, NULL, NULL));
+	p = decode(pb);
+	ASSERT_NE(NULL, p);
+	l = location_at(p, 0x7f0000001010ULL);
+	ASSERT_NE(NULL, l);
+	EXPECT_STREQ("JS:*hotLoop /app/hot.js:3", line_func(p, l, 0));
+	EXPECT_EQ(2, samples_at(p, l));
+	/* The later line names what it covers. */
+	EXPECT_STREQ("JS:*inner /app/hot.js:9", line_func(p, location_at(p, 0x7f0000001084ULL), 0));
+	l = location_at(p, 0x7f0000005000ULL);
+	ASSERT_NE(NULL, l);
+	EXPECT_EQ(0, l->n_line);
+	m = mapping(p, l->mapping_id);
+	ASSERT_NE(NULL, m);
+	EXPECT_STREQ("[anon]", str(p, m->filename));
+	EXPECT_FALSE(m->has_functions);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	ASSERT_EQ(0, synth_cprof(targv, &out, NULL));
+	EXPECT_NE(NULL, strstr(out, "  JS:*hotLoop /app/hot.js:3\n"));
+	EXPECT_NE(NULL, strstr(out, "  [anon]\n"));
+	free(out);
+	out = NULL;
+
+	/* Without its perf map. */
+	jit_recording(_metadata, data, false);
+	ASSERT_EQ(0, synth_cprof(argv, NULL, NULL));
+	p = decode(pb);
+	ASSERT_NE(NULL, p);
+	l = location_at(p, 0x7f0000001010ULL);
+	ASSERT_NE(NULL, l);
+	EXPECT_EQ(0, l->n_line);
+	EXPECT_STREQ("[anon]", str(p, mapping(p, l->mapping_id)->filename));
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	ASSERT_EQ(0, synth_cprof(targv, &out, NULL));
+	EXPECT_EQ(NULL, strstr(out, "hotLoop"));
+	EXPECT_NE(NULL, strstr(out, "  [anon]\n"));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	system(cmd);
+}
+
+/*
+ * A stripped program's static function, in text views: "FILE+0xOFFSET" of
+ * its start (from .eh_frame_hdr), by line the address's own offset; its
+ * location keeps the address and has no line.
+ */
+TEST(stripped_code)
+{
+	static const char *const events[] = { "cpu-clock" };
+	char dir[] = "/tmp/pprof_test.XXXXXX", data[64], pb[64], cmd[96];
+	char *argv[] = { "report", "-i", data, "--pprof", pb, NULL };
+	char *targv[] = { "report", "-i", data, NULL };
+	char *largv[] = { "report", "-i", data, "--lines", NULL };
+	struct sym_map m = { .start = 0x555500000000ULL, .end = 0x555500001000ULL, .pgoff = 0x1000 };
+	uint64_t ip = m.start + 0x1248 - 0x1000;	/* in spin_a (0x1230), past its prologue */
+	char *out = NULL;
+	struct synth s;
+	Profile *p;
+
+	ASSERT_EQ(0, synth_path("sym/stripme-stripped", m.path, sizeof(m.path)));
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(data, sizeof(data), "%s/s.data", dir);
+	snprintf(pb, sizeof(pb), "%s/s.pb.gz", dir);
+	ASSERT_EQ(0, synth_begin(&s, data, 77, events, 1));
+	synth_comm(&s, 77, 77, "stripme-strippe", 0);
+	synth_mmap(&s, 77, &m);
+	synth_sample(&s, 77, 77, 0, 1000000, 0, 1, &ip);
+	synth_end(&s, 1, 0);
+	synth_kallsyms(&s, SYNTH_KALLSYMS);
+	ASSERT_EQ(0, synth_finish(&s));
+	ASSERT_EQ(0, synth_cprof(targv, &out, NULL));
+	EXPECT_NE(NULL, strstr(out, "  stripme-stripped+0x1230\n"));
+	free(out);
+	out = NULL;
+	ASSERT_EQ(0, synth_cprof(largv, &out, NULL));
+	EXPECT_NE(NULL, strstr(out, "  stripme-stripped+0x1248\n"));
+	free(out);
+	ASSERT_EQ(0, synth_cprof(argv, NULL, NULL));
+	p = decode(pb);
+	ASSERT_NE(NULL, p);
+	ASSERT_NE(NULL, location_at(p, ip));
+	EXPECT_EQ(0, location_at(p, ip)->n_line);
+	EXPECT_EQ(0, p->n_function);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	system(cmd);
 }
 
 TEST_HARNESS_MAIN

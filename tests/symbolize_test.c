@@ -6,7 +6,8 @@
  * a library it dlopen()s) together with the lines of the call and of the
  * inlined call; the symbolizer must name the inline chain innermost first,
  * with those lines. Also libc (symbols only, or its debuginfo), a Go
- * program, and a file whose build id differs from the recorded one.
+ * program, a file whose build id differs from the recorded one, a stripped
+ * program with and without its debug file, demangling, perf maps.
  */
 
 #define _GNU_SOURCE
@@ -14,10 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <gelf.h>
 
 #include "kselftest_harness.h"
+#include "perfmap.h"
 #include "symbolize.h"
 #include "synth.h"
 
@@ -223,6 +228,190 @@ TEST(nothing_there)
 	rmdir(dir);
 	EXPECT_EQ(0, cp_sym_lookup(cp_sym_file(sym, "[vdso]"), 0x100, fr, CP_SYM_MAX_FRAMES));
 	cp_sym_free(sym);
+}
+
+/* The file offset of symbol @name of the ELF file @path (from .symtab), or 0. */
+static uint64_t sym_offset(const char *path, const char *name)
+{
+	uint64_t off = 0;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	GElf_Sym sym;
+	Elf_Scn *scn = NULL;
+	Elf_Data *d;
+	size_t i, n;
+	Elf *elf;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	while (elf && !off && (scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			if (!gelf_getsym(d, i, &sym) ||
+			    strcmp(elf_strptr(elf, sh.sh_link, sym.st_name) ?: "", name))
+				continue;
+			for (n = 0; gelf_getphdr(elf, n, &ph); n++)
+				if (ph.p_type == PT_LOAD && sym.st_value >= ph.p_vaddr &&
+				    sym.st_value < ph.p_vaddr + ph.p_filesz)
+					off = sym.st_value - ph.p_vaddr + ph.p_offset;
+			break;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return off;
+}
+
+/*
+ * A program stripped as distributions strip theirs: its static functions
+ * have no name, but each its start, from .eh_frame; named again once its
+ * debug file is under .build-id/ of the debug directory (here under a
+ * --symfs root, which holds the program at its own path too).
+ */
+TEST(stripped_program)
+{
+	char full[PATH_MAX], path[PATH_MAX], debug[PATH_MAX], root[] = "/tmp/symfs.XXXXXX";
+	char cmd[4 * PATH_MAX];
+	struct cp_sym_frame fr[CP_SYM_MAX_FRAMES];
+	struct cp_symbolizer *sym;
+	struct cp_sym_file *f;
+	uint64_t a, b, c, start;
+	uint8_t id[CP_BUILD_ID_MAX];
+	char hex[2 * CP_BUILD_ID_MAX + 1];
+	int len, i;
+
+	ASSERT_EQ(0, synth_path("sym/stripme", full, sizeof(full)));
+	ASSERT_EQ(0, synth_path("sym/stripme-stripped", path, sizeof(path)));
+	ASSERT_EQ(0, synth_path("sym/stripme.debug", debug, sizeof(debug)));
+	a = sym_offset(full, "spin_a");
+	b = sym_offset(full, "spin_b");
+	ASSERT_NE(0, a);
+	ASSERT_NE(0, b);
+	EXPECT_EQ(0, sym_offset(path, "spin_a"));
+
+	sym = cp_sym_new(NULL, stderr);
+	ASSERT_NE(NULL, sym);
+	f = cp_sym_file(sym, path);
+	EXPECT_EQ(0, cp_sym_lookup(f, a + 5, fr, CP_SYM_MAX_FRAMES));
+	/* Past their prologues, where the unwind rules have changed. */
+	ASSERT_EQ(0, cp_sym_func_start(f, a + 0x20, &start));
+	EXPECT_EQ(a, start);
+	ASSERT_EQ(0, cp_sym_func_start(f, a + 5, &start));
+	EXPECT_EQ(a, start);
+	ASSERT_EQ(0, cp_sym_func_start(f, b + 0x20, &start));
+	EXPECT_EQ(b, start);
+	EXPECT_EQ(-ENOENT, cp_sym_func_start(f, 1ULL << 40, &start));
+	/* The exported one keeps its name (.dynsym). */
+	c = sym_offset(full, "spin_c");
+	ASSERT_NE(0, c);
+	ASSERT_EQ(1, cp_sym_lookup(f, c + 3, fr, CP_SYM_MAX_FRAMES));
+	EXPECT_STREQ("spin_c", fr[0].func);
+	EXPECT_TRUE(cp_sym_caps(f) & CP_SYM_FUNCTIONS);
+	EXPECT_FALSE(cp_sym_caps(f) & CP_SYM_LINES);
+	cp_sym_free(sym);
+
+	len = cp_elf_build_id(path, id, sizeof(id));
+	ASSERT_LT(0, len);
+	for (i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	ASSERT_NE(NULL, mkdtemp(root));
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s%s' '%s/usr/lib/debug/.build-id/%.2s' && cp '%s' '%s%s' && "
+		 "cp '%s' '%s/usr/lib/debug/.build-id/%.2s/%s.debug'",
+		 root, dirname(strdupa(path)), root, hex, path, root, path, debug, root, hex,
+		 hex + 2);
+	ASSERT_EQ(0, system(cmd));
+	sym = cp_sym_new(root, stderr);
+	ASSERT_NE(NULL, sym);
+	f = cp_sym_file(sym, path);
+	ASSERT_LE(1, cp_sym_lookup(f, a + 5, fr, CP_SYM_MAX_FRAMES));
+	EXPECT_STREQ("spin_a", fr[0].func);
+	EXPECT_NE(NULL, strstr(fr[0].file ?: "", "stripme.c"));
+	EXPECT_LT(0, fr[0].line);
+	EXPECT_TRUE(cp_sym_caps(f) & CP_SYM_LINES);
+	cp_sym_free(sym);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	system(cmd);
+}
+
+/* C++, Rust legacy and Rust v0 names; the mangled one stays the frame's sysname. */
+TEST(demangled)
+{
+	struct cp_sym_frame fr[CP_SYM_MAX_FRAMES];
+	char path[PATH_MAX];
+	struct cp_symbolizer *sym;
+	uint64_t off;
+	int n;
+
+	sym = cp_sym_new(NULL, stderr);
+	ASSERT_NE(NULL, sym);
+	EXPECT_STREQ("v8::internal::Scanner::Next()",
+		     cp_sym_demangle(sym, "_ZN2v88internal7Scanner4NextEv"));
+	EXPECT_STREQ("core::fmt::write",
+		     cp_sym_demangle(sym, "_ZN4core3fmt5write17h0123456789abcdefE"));
+	EXPECT_STREQ("<mycrate::foo::Bar>::baz",
+		     cp_sym_demangle(sym, "_RNvMs_NtCs4fqI2P2rA04_7mycrate3fooNtB4_3Bar3baz"));
+	EXPECT_STREQ("main", cp_sym_demangle(sym, "main"));
+	EXPECT_STREQ("_Rnot_mangled", cp_sym_demangle(sym, "_Rnot_mangled"));
+
+	ASSERT_EQ(0, synth_path("sym/cxxhot", path, sizeof(path)));
+	off = sym_offset(path, "_Z14accumulate_hotIdET_PKS0_m");
+	ASSERT_NE(0, off);
+	n = cp_sym_lookup(cp_sym_file(sym, path), off + 4, fr, CP_SYM_MAX_FRAMES);
+	ASSERT_LE(1, n);
+	EXPECT_STREQ("double accumulate_hot<double>(double const*, unsigned long)",
+		     fr[n - 1].func);
+	EXPECT_STREQ("_Z14accumulate_hotIdET_PKS0_m", fr[n - 1].sysname);
+	cp_sym_free(sym);
+}
+
+/* perf's map format: later lines win where they overlap; bad lines skipped. */
+TEST(perf_map)
+{
+	static const char text[] =
+		"1000 100 JS:*first a.js:1\n"
+		"not a line\n"
+		"0x1080 40 JS:*later a.js:9\n"
+		"\n"
+		"2000 0 empty\n"
+		"5000 1000 Builtin:big\n"
+		"5100 10 JS:~inner b.js:2\n"
+		"ffffffffffffffff0 10 too long\n"
+		"9000 10 no newline";
+	struct cp_perfmap m;
+	const char *name;
+	size_t len;
+
+	ASSERT_EQ(0, cp_perfmap_parse(&m, 42, text, strlen(text)));
+	EXPECT_EQ(5, m.nr);
+	EXPECT_EQ(3, m.bad);
+	name = cp_perfmap_find(&m, 0x1000, &len);
+	ASSERT_NE(NULL, name);
+	EXPECT_EQ(0, strncmp(name, "JS:*first a.js:1", len));
+	name = cp_perfmap_find(&m, 0x1090, &len);
+	ASSERT_NE(NULL, name);
+	EXPECT_EQ(0, strncmp(name, "JS:*later a.js:9", len));
+	name = cp_perfmap_find(&m, 0x10c0, &len);
+	ASSERT_NE(NULL, name);
+	EXPECT_EQ(0, strncmp(name, "JS:*first a.js:1", len));
+	EXPECT_EQ(NULL, cp_perfmap_find(&m, 0x1100, &len));
+	name = cp_perfmap_find(&m, 0x5105, &len);
+	ASSERT_NE(NULL, name);
+	EXPECT_EQ(0, strncmp(name, "JS:~inner b.js:2", len));
+	name = cp_perfmap_find(&m, 0x5fff, &len);
+	ASSERT_NE(NULL, name);
+	EXPECT_EQ(0, strncmp(name, "Builtin:big", len));
+	name = cp_perfmap_find(&m, 0x9000, &len);
+	ASSERT_NE(NULL, name);
+	EXPECT_EQ(strlen("no newline"), len);
+	EXPECT_EQ(NULL, cp_perfmap_find(&m, 0xfff, &len));
+	cp_perfmap_free(&m);
 }
 
 TEST_HARNESS_MAIN

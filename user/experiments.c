@@ -227,7 +227,8 @@ static void on_mmap(struct cp_xp *x, const struct causalprof_mmap *m)
 	struct xproc *p = proc_get(x, m->pid);
 	int64_t file;
 
-	if (!p || m->path[0] != '/' || !m->len)
+	/* Files only: not "[vdso]", nor a JIT's "//anon". */
+	if (!p || m->path[0] != '/' || m->path[1] == '/' || !m->len)
 		return;
 	file = file_get(x, m->path);
 	if (file < 0 || CP_RESERVE(p->maps, p->cap, p->nr, 1))

@@ -116,7 +116,10 @@ static int64_t clamp(uint64_t v)
 	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
-/* Marks what the event's samples use; counts them. */
+/*
+ * Marks what the event's samples use, 1, and the mappings of which some
+ * used location has no function, 2; counts them.
+ */
 static void mark(const struct cp_profile *p, struct build *b, uint8_t event, size_t *nr_samples,
 		 size_t *nr_ids)
 {
@@ -138,7 +141,9 @@ static void mark(const struct cp_profile *p, struct build *b, uint8_t event, siz
 		if (!b->used_loc[i])
 			continue;
 		l = &p->locations[i];
-		if (l->mapping)
+		if (l->mapping && (!l->nr_lines || b->used_map[l->mapping - 1] == 2))
+			b->used_map[l->mapping - 1] = 2;
+		else if (l->mapping)
 			b->used_map[l->mapping - 1] = 1;
 		for (j = 0; j < l->nr_lines; j++)
 			b->used_fn[p->lines[l->line + j].function] = 1;
@@ -289,10 +294,17 @@ static int build_mappings(const struct cp_profile *p, struct build *b, uint32_t 
 		out->file_offset = m->offset;
 		out->filename = m->file;
 		out->build_id = m->build_id;
-		out->has_functions = !!(m->caps & CP_SYM_FUNCTIONS);
-		out->has_filenames = !!(m->caps & CP_SYM_FILENAMES);
-		out->has_line_numbers = !!(m->caps & CP_SYM_LINES);
-		out->has_inline_frames = !!(m->caps & CP_SYM_INLINE);
+		/*
+		 * Only when every location has them: pprof symbolizes no
+		 * mapping that says it has, and names nothing in one that has
+		 * not (but it can, later, from the file or its debug file).
+		 */
+		if (b->used_map[i] == 1) {
+			out->has_functions = !!(m->caps & CP_SYM_FUNCTIONS);
+			out->has_filenames = !!(m->caps & CP_SYM_FILENAMES);
+			out->has_line_numbers = !!(m->caps & CP_SYM_LINES);
+			out->has_inline_frames = !!(m->caps & CP_SYM_INLINE);
+		}
 		if (i + 1 == main && n) {
 			b->pmappings[n++] = b->pmappings[0];
 			b->pmappings[0] = out;

@@ -23,6 +23,7 @@ struct cp_prof_mapping {
 	uint32_t build_id;	/* hex, 0 if none */
 	unsigned int caps;	/* CP_SYM_* */
 	bool kernel;
+	bool anon;		/* anonymous code (a JIT's) */
 };
 
 struct cp_prof_function {
@@ -40,6 +41,7 @@ struct cp_prof_location {
 	uint32_t mapping;	/* index + 1; 0: none */
 	uint32_t line;		/* first of its lines, innermost first */
 	uint32_t nr_lines;	/* 0: unknown code */
+	uint32_t name;		/* unknown code: its name in text views ("FILE+0xOFF"), or 0 */
 };
 
 struct cp_prof_sample {

@@ -28,10 +28,12 @@
 #include <sys/wait.h>
 #include <linux/perf_event.h>
 
+#include "array.h"
 #include "cprof.h"
 #include "events.h"
 #include "experiments.h"
 #include "nl.h"
+#include "perfmap.h"
 #include "points.h"
 #include "recording.h"
 #include "symbolize.h"
@@ -65,7 +67,8 @@ static const char usage_text[] =
 	"Sample a command (started by cprof and followed into its children), a\n"
 	"running process (-p) or the whole system (-a), until the command or the\n"
 	"process exits or cprof gets SIGINT or SIGTERM, and write the samples, call\n"
-	"stacks and what is needed to name their functions to FILE.\n"
+	"stacks and what is needed to name their functions to FILE (with the\n"
+	"/tmp/perf-PID.map of every process that ran JIT code).\n"
 	"\n"
 	"  -e, --event EV[,EV...]  events to sample (repeatable, at most 8); default\n"
 	"                          cycles, or cpu-clock if the machine has no PMU\n"
@@ -109,6 +112,12 @@ static const char usage_text[] =
 	"Exit status: the command's (128+N if signal N killed it; with --end-to-end\n"
 	"the last failing run's); with -p or -a without a command, 0; 1 on failure\n"
 	"or when no causal experiment completed, 2 on a usage error.\n";
+
+/* A process with anonymous executable memory, whose JIT may name it. */
+struct jit_proc {
+	uint32_t pid;
+	uid_t uid;		/* its owner, when first seen */
+};
 
 /* Records of a session whose id the START reply has not told yet. */
 struct early_batch {
@@ -162,6 +171,8 @@ struct record {
 	uint64_t *aligned;	/* a batch, copied: netlink aligns it to 4 bytes only */
 	size_t aligned_size;
 	void *paths;		/* tsearch tree: paths whose build id was recorded */
+	struct jit_proc *jits;	/* processes with anonymous code */
+	size_t nr_jits, cap_jits;
 	uint64_t t_start, t_end;	/* CLOCK_MONOTONIC ns */
 
 	/* What came */
@@ -776,6 +787,39 @@ static void write_buildid(struct record *r, const char *path)
 	cp_rec_putv(&r->w, CP_REC_BUILDID, 0, iov, 3);
 }
 
+/*
+ * A process with anonymous code: its perf map is copied at the end. Its
+ * owner is taken now, while it runs, to check the map's.
+ */
+static void note_jit(struct record *r, uint32_t pid)
+{
+	char path[32];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < r->nr_jits; i++)
+		if (r->jits[i].pid == pid)
+			return;
+	snprintf(path, sizeof(path), "/proc/%u", pid);
+	if (stat(path, &st))
+		st.st_uid = getuid();
+	if (CP_RESERVE(r->jits, r->cap_jits, r->nr_jits, 1))
+		return;
+	r->jits[r->nr_jits++] = (struct jit_proc){ .pid = pid, .uid = st.st_uid };
+}
+
+/* The perf maps of the processes with anonymous code, as they are now. */
+static void write_perfmaps(struct record *r)
+{
+	char err[PATH_MAX + 64];
+	size_t i;
+
+	for (i = 0; i < r->nr_jits; i++)
+		if (cp_perfmap_copy(&r->w, r->jits[i].pid, r->jits[i].uid, err, sizeof(err)) < 0)
+			fprintf(stderr, "%s: warning: %s: its JIT code will not be named\n",
+				r->prog, err);
+}
+
 /* A batch of our session's records: count them, and write them. */
 /*
  * Writes a batch's records as they came, in runs as long as possible: one
@@ -819,10 +863,14 @@ static void take_batch(struct record *r, const unsigned char *p, size_t len)
 			break;
 		case CAUSALPROF_REC_MMAP:
 			m = cp_rec_mmap(h);
-			if (m && m->path[0] == '/') {
+			if (m && m->path[0] == '/' && m->path[1] != '/' &&
+			    strncmp(m->path, "/memfd:", 7)) {
 				cp_rec_put_raw(&r->w, run, p - run);
 				run = p;
 				write_buildid(r, m->path);
+			} else if (m && (!strcmp(m->path, CAUSALPROF_MMAP_ANON) ||
+					 !strncmp(m->path, "/memfd:", 7))) {
+				note_jit(r, m->pid);
 			}
 			break;
 		case CAUSALPROF_REC_END:
@@ -1434,6 +1482,7 @@ int cmd_record(int argc, char *argv[])
 	if (r.xp)
 		cp_xp_finish(r.xp);
 	stop(&r);
+	write_perfmaps(&r);
 	write_kallsyms(&r);
 	err = cp_rec_finish(&r.w) ?: err;
 	if (r.w.err)
@@ -1470,6 +1519,7 @@ out_reap:
 	drop_early(&r);
 	free(r.aligned);
 	tdestroy(r.paths, free);
+	free(r.jits);
 out_close_nl:
 	cp_nl_close(&r.nl);
 out_free_causal:

@@ -420,6 +420,18 @@ const struct cp_rec_causal *cp_rec_causal(const struct causalprof_record_hdr *h)
 	return c;
 }
 
+const struct cp_rec_perfmap *cp_rec_perfmap(const struct causalprof_record_hdr *h,
+					    const char **text, size_t *len)
+{
+	const struct cp_rec_perfmap *m = view(h, CP_REC_PERFMAP, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	*text = m->text;
+	*len = strnlen(m->text, h->size - sizeof(*m));
+	return m;
+}
+
 const void *cp_rec_vdso(const struct causalprof_record_hdr *h, size_t *len)
 {
 	if (h->type != CP_REC_VDSO)

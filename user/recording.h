@@ -33,6 +33,7 @@ enum cp_rec_type {
 	CP_REC_VDSO,			/* the vDSO's ELF image */
 	CP_REC_PROGRESS,		/* struct cp_rec_progress */
 	CP_REC_CAUSAL,			/* struct cp_rec_causal */
+	CP_REC_PERFMAP,			/* struct cp_rec_perfmap */
 };
 
 /*
@@ -83,6 +84,17 @@ struct cp_rec_buildid {
 	uint32_t id_size;		/* bytes of build id in data[] */
 	uint32_t pad;
 	uint8_t data[];			/* the build id, then the path, NUL-terminated */
+};
+
+/*
+ * A JIT's /tmp/perf-PID.map as it was when the recording stopped, for the
+ * processes that had anonymous executable mappings ("//anon").
+ */
+struct cp_rec_perfmap {
+	struct causalprof_record_hdr hdr;
+	uint32_t pid;
+	uint32_t pad;
+	char text[];			/* the file, then NUL padding */
 };
 
 /* Writing: every function returns 0 or the first error so far, -errno. */
@@ -171,6 +183,9 @@ const struct cp_rec_causal *cp_rec_causal(const struct causalprof_record_hdr *h)
 const struct causalprof_exp_point *cp_causal_points(const struct cp_rec_causal *c);
 const char *cp_causal_line(const struct cp_rec_causal *c);	/* "FILE:LINE" */
 const char *cp_causal_func(const struct cp_rec_causal *c);
+/* A PERFMAP record, its text and the text's length up to the first NUL. */
+const struct cp_rec_perfmap *cp_rec_perfmap(const struct causalprof_record_hdr *h,
+					    const char **text, size_t *len);
 /* The body of a VDSO record and its length (padding included). */
 const void *cp_rec_vdso(const struct causalprof_record_hdr *h, size_t *len);
 /* The text of a META or KALLSYMS record, and its length up to the first NUL. */

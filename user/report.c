@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <linux/perf_event.h>
 
+#include "array.h"
 #include "causal.h"
 #include "cprof.h"
 #include "pprof.h"
@@ -46,7 +47,11 @@ static const char usage_text[] =
 	"\n"
 	"Summarize a recording made by 'cprof record': for each event, the weight of\n"
 	"its samples (nanoseconds for cpu-clock, events otherwise) by function, as\n"
-	"'pprof -top' shows it, or write it as pprof profiles.\n"
+	"'pprof -top' shows it, or write it as pprof profiles. Functions are named\n"
+	"from the programs and their debug files (/usr/lib/debug/.build-id/,\n"
+	".gnu_debuglink, debuginfod with DEBUGINFOD_URLS), JIT code from the perf maps\n"
+	"the recording holds; C++ and Rust names demangled; code nothing names as\n"
+	"FILE+0xOFFSET, the file offset of its function's start.\n"
 	"\n"
 	"  -i, --input FILE       read FILE (default " DEFAULT_INPUT ")\n"
 	"      --lines            by source line instead of by function\n"
@@ -109,6 +114,8 @@ struct report {
 	struct event ev[NR_EVENTS];
 
 	const struct causalprof_record_hdr *kallsyms, *vdso;
+	const struct causalprof_record_hdr **perfmaps;
+	size_t nr_perfmaps, cap_perfmaps;
 	bool end_seen;
 	uint64_t end_time, end_samples, end_lost, lost, sideband_lost, skipped, samples;
 	uint64_t first_time, last_time;	/* of the records with a time */
@@ -229,6 +236,7 @@ static const char *type_name(uint16_t type)
 	case CAUSALPROF_REC_END:	return "END";
 	case CAUSALPROF_REC_EXPERIMENT:	return "EXPERIMENT";
 	case CP_REC_BUILDID:		return "BUILDID";
+	case CP_REC_PERFMAP:		return "PERFMAP";
 	}
 	return "record";
 }
@@ -304,6 +312,8 @@ static int take_record(struct report *r, const struct causalprof_record_hdr *h, 
 	const struct cp_rec_buildid *b;
 	const struct causalprof_lost *l;
 	const struct causalprof_end *e;
+	const char *text;
+	size_t len;
 	bool valid;
 	int ret;
 
@@ -359,6 +369,14 @@ static int take_record(struct report *r, const struct causalprof_record_hdr *h, 
 		return 0;
 	case CP_REC_VDSO:
 		r->vdso = h;
+		return 0;
+	case CP_REC_PERFMAP:
+		if (!cp_rec_perfmap(h, &text, &len))
+			return malformed(r, off, "a PERFMAP of %" PRIu32 " bytes is too short",
+					 h->size);
+		if (CP_RESERVE(r->perfmaps, r->cap_perfmaps, r->nr_perfmaps, 1))
+			return -ENOMEM;
+		r->perfmaps[r->nr_perfmaps++] = h;
 		return 0;
 	case CP_REC_BUILDID:
 		b = cp_rec_buildid(h);
@@ -857,6 +875,7 @@ static void free_report(struct report *r)
 	for (i = 0; i < NR_EVENTS; i++)
 		free(r->ev[i].path);
 	free(r->exps);
+	free(r->perfmaps);
 	cp_resolve_free(&r->res);
 	cp_replay_free(&r->replay);
 	cp_prof_free(&r->prof);
@@ -921,6 +940,12 @@ int cp_report(const struct cp_report_opts *o, struct cp_rec_reader *rd)
 			goto out_nomem;
 	}
 	cp_resolve_init(&r->res, &r->prof, &r->replay, r->ks, r->sym, o->labels);
+	for (i = 0; i < r->nr_perfmaps; i++) {
+		const struct cp_rec_perfmap *pm = cp_rec_perfmap(r->perfmaps[i], &text, &len);
+
+		if (cp_resolve_add_perfmap(&r->res, pm->pid, text, len))
+			goto out_nomem;
+	}
 	err = replay(r);
 	if (err == 1) {
 		fprintf(o->err, "%s: %s: %s; --force reports the records before it\n", o->prog,

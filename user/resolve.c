@@ -9,13 +9,20 @@
  * per location. The innermost address is where the sample was taken; the
  * others are return addresses, so they are looked up (and kept) one byte
  * back, inside the call that will return there, as pprof expects.
+ *
+ * Code no file names keeps its address, with no function made up, so that
+ * pprof can name it later; text views call it FILE+0xOFFSET, the file
+ * offset where its function starts (from the unwind table), or its own.
+ * Anonymous code is named from its JIT's perf map, if the recording has one.
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "resolve.h"
 
 #define KERNEL_START	0xffff800000000000ULL
@@ -48,11 +55,17 @@ void cp_resolve_init(struct cp_resolver *r, struct cp_profile *prof, struct cp_r
 	r->sym = sym;
 	r->labels = labels;
 	r->lost_loc = -1;
+	r->anon_file = -1;
 	cp_htab_init(&r->raw_index);
 }
 
 void cp_resolve_free(struct cp_resolver *r)
 {
+	size_t i;
+
+	for (i = 0; i < r->nr_perfmaps; i++)
+		cp_perfmap_free(&r->perfmaps[i]);
+	free(r->perfmaps);
 	free(r->kmaps);
 	free(r->raws);
 	free(r->raw_ips);
@@ -168,13 +181,82 @@ static int user_lines(struct cp_resolver *r, const struct cp_map *map, uint64_t 
 	return nr;
 }
 
+int cp_resolve_add_perfmap(struct cp_resolver *r, uint32_t pid, const char *text, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_perfmaps; i++)
+		if (r->perfmaps[i].pid == pid)
+			return 0;	/* one per process: the first */
+	if (CP_RESERVE(r->perfmaps, r->cap_perfmaps, r->nr_perfmaps, 1) ||
+	    cp_perfmap_parse(&r->perfmaps[r->nr_perfmaps], pid, text, len))
+		return -ENOMEM;
+	r->nr_perfmaps++;
+	return 0;
+}
+
+static bool is_anon(const struct cp_resolver *r, const struct cp_map *map)
+{
+	return !strcmp(cp_str(&r->prof->strs, map->path), CAUSALPROF_MMAP_ANON);
+}
+
+/* The JIT's name of @addr of process @pid, as a line of its own. */
+static int jit_line(struct cp_resolver *r, uint32_t pid, uint64_t addr,
+		    struct cp_prof_line *line)
+{
+	struct cp_prof_function fn = { 0 };
+	const char *name = NULL;
+	size_t i, len;
+	int64_t s;
+
+	for (i = 0; i < r->nr_perfmaps && !name; i++)
+		if (r->perfmaps[i].pid == pid)
+			name = cp_perfmap_find(&r->perfmaps[i], addr, &len);
+	if (!name)
+		return 0;
+	s = cp_strtab_add(&r->prof->strs, name, len);
+	if (s < 0)
+		return s;
+	fn.sysname = s;
+	s = intern(r, cp_sym_demangle(r->sym, cp_str(&r->prof->strs, s)));
+	if (s < 0)
+		return s;
+	fn.name = s;
+	s = cp_prof_function(r->prof, &fn);
+	if (s < 0)
+		return s;
+	*line = (struct cp_prof_line){ .function = s };
+	return 1;
+}
+
+/* What text views call code of @map's file that it names no function of. */
+static int64_t unknown_name(struct cp_resolver *r, const struct cp_map *map, uint64_t addr)
+{
+	const char *path = cp_str(&r->prof->strs, map->path), *base;
+	uint64_t off = addr - map->start + map->pgoff, start;
+	struct cp_sym_file *f;
+	char buf[512];
+
+	if (path[0] != '/' || path[1] == '/' || !strncmp(path, "/memfd:", 7))
+		return 0;	/* "[vdso]" and the like are named by text views */
+	f = cp_sym_file(r->sym, path);
+	if (!f)
+		return -ENOMEM;
+	if (!cp_sym_func_start(f, off, &start))
+		off = start;
+	base = strrchr(path, '/') + 1;
+	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, base, off);
+	return intern(r, buf);
+}
+
 static int64_t user_location(struct cp_resolver *r, struct cp_proc *p, uint64_t addr,
 			     struct cp_key at)
 {
 	struct cp_prof_line lines[CP_SYM_MAX_FRAMES];
 	struct cp_map *map = p ? cp_replay_find_map(p, addr, at) : NULL;
+	bool anon = map && is_anon(r, map);
 	uint32_t mapping = 0;
-	int64_t i;
+	int64_t i, name = 0;
 	int n = 0;
 
 	if (map && !map->mapping) {
@@ -183,6 +265,14 @@ static int64_t user_location(struct cp_resolver *r, struct cp_proc *p, uint64_t 
 			.file = map->path,
 		};
 
+		if (anon) {
+			if (r->anon_file < 0)
+				r->anon_file = intern(r, CP_ANON_MAPPING);
+			if (r->anon_file < 0)
+				return r->anon_file;
+			m.file = r->anon_file;
+			m.anon = true;
+		}
 		i = cp_prof_mapping(r->prof, &m);
 		if (i < 0)
 			return i;
@@ -193,12 +283,22 @@ static int64_t user_location(struct cp_resolver *r, struct cp_proc *p, uint64_t 
 	i = cp_prof_find_location(r->prof, mapping, addr);
 	if (i >= 0)
 		return i;
-	if (map) {
+	if (map && !anon)
 		n = user_lines(r, map, addr, lines);
-		if (n < 0)
-			return n;
+	/* JITs whose code is a file's (a memfd's) name it in their map too. */
+	if (!n && p && r->nr_perfmaps)
+		n = jit_line(r, p->pid, addr, lines);
+	if (n < 0)
+		return n;
+	if (!n && map && !anon) {
+		name = unknown_name(r, map, addr);
+		if (name < 0)
+			return name;
 	}
-	return cp_prof_add_location(r->prof, mapping, addr, lines, n, false);
+	i = cp_prof_add_location(r->prof, mapping, addr, lines, n, false);
+	if (i >= 0)
+		r->prof->locations[i].name = name;
+	return i;
 }
 
 /* Return addresses are looked up inside the call before them. */
@@ -383,6 +483,11 @@ int cp_resolve_finish(struct cp_resolver *r)
 		m = &r->prof->mappings[i];
 		if (m->kernel)
 			continue;
+		if (m->anon) {
+			/* Named from perf maps: pprof knows them no other way. */
+			m->caps = r->nr_perfmaps ? CP_SYM_FUNCTIONS : 0;
+			continue;
+		}
 		f = cp_sym_file(r->sym, cp_str(&r->prof->strs, m->file));
 		if (!f)
 			return -ENOMEM;

@@ -15,12 +15,15 @@
 
 #include "htab.h"
 #include "ksyms.h"
+#include "perfmap.h"
 #include "profile.h"
 #include "replay.h"
 #include "symbolize.h"
 
 #define CP_LOST_FUNCTION	"[lost samples]"
 #define CP_KERNEL_MAPPING	"[kernel.kallsyms]"
+/* The profile's mapping of anonymous code ("//anon" in the recording). */
+#define CP_ANON_MAPPING		"[anon]"
 
 struct cp_raw;
 
@@ -34,6 +37,10 @@ struct cp_resolver {
 	uint32_t *kmaps;		/* profile mapping + 1, by kernel module */
 	unsigned int nr_kmaps;
 	int64_t lost_loc;		/* the [lost samples] location, or -1 */
+	int64_t anon_file;		/* the string CP_ANON_MAPPING, or -1 */
+
+	struct cp_perfmap *perfmaps;	/* JITs' names, by process */
+	size_t nr_perfmaps, cap_perfmaps;
 
 	/* Stacks already resolved, as recorded: most samples repeat one. */
 	struct cp_raw *raws;
@@ -47,6 +54,11 @@ struct cp_resolver {
 void cp_resolve_init(struct cp_resolver *r, struct cp_profile *prof, struct cp_replay *replay,
 		     const struct cp_ksyms *ks, struct cp_symbolizer *sym, bool labels);
 void cp_resolve_free(struct cp_resolver *r);
+/*
+ * The perf map of process @pid (/tmp/perf-PID.map, @len bytes of @text,
+ * which stay where they are): names its anonymous code. 0 or -ENOMEM.
+ */
+int cp_resolve_add_perfmap(struct cp_resolver *r, uint32_t pid, const char *text, size_t len);
 /* Adds sample @s, the record at @at, with the processes as they were then. */
 int cp_resolve_sample(struct cp_resolver *r, const struct causalprof_sample *s, struct cp_key at);
 /* Adds @count lost samples of @event, weighing @weight, on the [lost samples] frame. */

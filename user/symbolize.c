@@ -10,9 +10,17 @@
  * once, and the inline chain by walking down its children that contain the
  * address; the line of the address is libdw's, the line of each inlined call
  * its DW_AT_call_file/DW_AT_call_line.
+ *
+ * Separate debug information is libdwfl's standard search: the build id
+ * under .build-id/ of the debug directory (/usr/lib/debug, under --symfs),
+ * the file's .gnu_debuglink next to it, in .debug/ and in the debug
+ * directory, and debuginfod when DEBUGINFOD_URLS is set. C++ and Rust names
+ * are demangled with libiberty's cplus_demangle(), which knows both Rust
+ * manglings; the mangled name stays the frame's sysname.
  */
 
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -24,6 +32,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
+#include <libiberty/demangle.h>
 
 #include "htab.h"
 #include "symbolize.h"
@@ -111,24 +120,31 @@ struct cp_sym_file {
 	struct cu_range *ranges;	/* built when libdw finds no CU by address */
 	size_t nr_ranges;
 	bool ranges_built;
+	uint64_t *fde_starts;	/* .eh_frame_hdr's function starts, vaddrs, sorted */
+	size_t nr_fdes;
+	bool fdes_loaded;
 	size_t expect_len;
 	uint8_t expect[CP_BUILD_ID_MAX];
 	size_t id_len;
 	uint8_t id[CP_BUILD_ID_MAX];
 };
 
+/* A demangled name, kept for the symbolizer's life. */
+struct demangled {
+	char *mangled, *plain;
+};
+
 struct cp_symbolizer {
 	char *symfs;		/* "" or a directory, no trailing slash */
+	char *debug_path;	/* libdwfl's debuginfo_path, under symfs */
+	Dwfl_Callbacks callbacks;
 	FILE *warn;
 	struct cp_sym_file **files;
 	size_t nr, cap;
 	struct cp_htab index;	/* by path */
-};
-
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
+	struct demangled *names;
+	size_t nr_names, cap_names;
+	struct cp_htab name_index;
 };
 
 struct cp_symbolizer *cp_sym_new(const char *symfs, FILE *warn)
@@ -148,8 +164,21 @@ struct cp_symbolizer *cp_sym_new(const char *symfs, FILE *warn)
 	len = strlen(s->symfs);
 	while (len && s->symfs[len - 1] == '/')
 		s->symfs[--len] = '\0';
+	/* libdwfl's default, "+:.debug:/usr/lib/debug", under symfs. */
+	if (asprintf(&s->debug_path, "+:.debug:%s/usr/lib/debug", s->symfs) < 0) {
+		free(s->symfs);
+		free(s);
+		return NULL;
+	}
+	s->callbacks = (Dwfl_Callbacks){
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+		.debuginfo_path = &s->debug_path,
+	};
 	s->warn = warn;
 	cp_htab_init(&s->index);
+	cp_htab_init(&s->name_index);
 	return s;
 }
 
@@ -163,6 +192,7 @@ static void free_file(struct cp_sym_file *f)
 		free(f->cus[i].funcs);
 	free(f->cus);
 	free(f->ranges);
+	free(f->fde_starts);
 	cp_htab_free(&f->cu_index);
 	free(f->syms);
 	free(f->image);
@@ -180,8 +210,63 @@ void cp_sym_free(struct cp_symbolizer *s)
 		free_file(s->files[i]);
 	free(s->files);
 	cp_htab_free(&s->index);
+	for (i = 0; i < s->nr_names; i++) {
+		free(s->names[i].mangled);
+		free(s->names[i].plain);
+	}
+	free(s->names);
+	cp_htab_free(&s->name_index);
+	free(s->debug_path);
 	free(s->symfs);
 	free(s);
+}
+
+static bool name_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct cp_symbolizer *s = ctx;
+
+	return !strcmp(s->names[idx].mangled, key);
+}
+
+/* Itanium C++ ABI names (Rust's legacy ones among them), and Rust's v0. */
+static bool is_mangled(const char *name)
+{
+	return name && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R');
+}
+
+const char *cp_sym_demangle(struct cp_symbolizer *s, const char *name)
+{
+	uint64_t hash;
+	struct demangled *more;
+	char *plain;
+	int64_t i;
+
+	if (!is_mangled(name))
+		return name;
+	hash = cp_hash_mem(CP_HASH_SEED, name, strlen(name));
+	i = cp_htab_find(&s->name_index, hash, name_eq, s, name);
+	if (i >= 0)
+		return s->names[i].plain ? s->names[i].plain : name;
+	if (s->nr_names == s->cap_names) {
+		size_t cap = s->cap_names ? 2 * s->cap_names : 64;
+
+		more = realloc(s->names, cap * sizeof(*more));
+		if (!more)
+			return name;
+		s->names = more;
+		s->cap_names = cap;
+	}
+	/* NULL: not a name it knows ("_Rfoo" may be any C name). */
+	plain = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+	s->names[s->nr_names].mangled = strdup(name);
+	s->names[s->nr_names].plain = plain;
+	if (!s->names[s->nr_names].mangled || cp_htab_add(&s->name_index, hash, s->nr_names)) {
+		free(s->names[s->nr_names].mangled);
+		free(plain);
+		return name;
+	}
+	s->nr_names++;
+	return plain ? plain : name;
 }
 
 static bool path_eq(const void *ctx, uint32_t idx, const void *key)
@@ -396,10 +481,14 @@ static void open_file(struct cp_sym_file *f)
 	int len;
 
 	f->opened = true;
-	/* "[vdso]" and the like, unless the recording has its image: nothing to say. */
-	if (!f->image && f->path[0] != '/')
+	/*
+	 * "[vdso]" and the like, unless the recording has its image, and a
+	 * JIT's "//anon" or "/memfd:NAME (deleted)": no file, nothing to say.
+	 */
+	if (!f->image && (f->path[0] != '/' || f->path[1] == '/' ||
+			  !strncmp(f->path, "/memfd:", 7)))
 		return;
-	f->dwfl = dwfl_begin(&offline_callbacks);
+	f->dwfl = dwfl_begin(&f->owner->callbacks);
 	if (!f->dwfl)
 		return;
 	dwfl_report_begin(f->dwfl);
@@ -454,6 +543,27 @@ static bool offset_to_addr(const struct cp_sym_file *f, uint64_t off, GElf_Addr 
 			continue;
 		if (off >= ph->p_offset && off - ph->p_offset < ph->p_filesz) {
 			*addr = ph->p_vaddr + (off - ph->p_offset) + f->bias;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The file offset of the byte libdwfl knows as @addr. */
+static bool addr_to_offset(const struct cp_sym_file *f, GElf_Addr addr, uint64_t *off)
+{
+	GElf_Addr vaddr = addr - f->bias;
+	GElf_Phdr mem, *ph;
+	size_t i, n;
+
+	if (elf_getphdrnum(f->elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		ph = gelf_getphdr(f->elf, i, &mem);
+		if (!ph || ph->p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph->p_vaddr && vaddr - ph->p_vaddr < ph->p_filesz) {
+			*off = vaddr - ph->p_vaddr + ph->p_offset;
 			return true;
 		}
 	}
@@ -589,7 +699,7 @@ static bool find_func(const struct cu_funcs *cu, Dwarf_Addr pc, Dwarf_Die *die)
 
 /*
  * DW_AT_name (through abstract origins), unless DW_AT_linkage_name is a
- * mangled C++ or Rust name: that one qualifies it, and pprof demangles it.
+ * mangled C++ or Rust name: that one qualifies it, demangled later.
  * (A C function's linkage name is an assembler alias like "__GI_qsort".)
  */
 static const char *die_name(Dwarf_Die *die)
@@ -789,7 +899,9 @@ int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *fram
 	if (!n) {
 		if (!sym)
 			return 0;
-		frames[0] = (struct cp_sym_frame){ .func = sym, .sysname = sym };
+		frames[0] = (struct cp_sym_frame){
+			.func = cp_sym_demangle(f->owner, sym), .sysname = sym,
+		};
 		return 1;
 	}
 	/* The outermost is the function the symbol table knows. */
@@ -797,10 +909,103 @@ int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *fram
 		frames[n - 1].sysname = sym;
 	if (!frames[n - 1].func)
 		frames[n - 1].func = frames[n - 1].sysname;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (!frames[i].sysname)
 			frames[i].sysname = frames[i].func;
+		frames[i].func = cp_sym_demangle(f->owner, frames[i].func);
+	}
 	return n;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The start of every function with an FDE, from the search table of
+ * .eh_frame_hdr (PT_GNU_EH_FRAME), which stripping keeps: pairs of initial
+ * location and FDE, DW_EH_PE_datarel | DW_EH_PE_sdata4 from the table's
+ * start, as linkers write it. (libdw finds the FDE of an address, but tells
+ * only the range of its row of rules, which starts after each push.)
+ */
+static void load_fde_starts(struct cp_sym_file *f)
+{
+	const unsigned char *p;
+	GElf_Phdr mem, *ph = NULL;
+	uint32_t count, u;
+	int32_t loc;
+	Elf_Data *d;
+	size_t i, n;
+
+	f->fdes_loaded = true;
+	if (elf_getident(f->elf, NULL)[EI_DATA] != ELFDATA2LSB || elf_getphdrnum(f->elf, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		ph = gelf_getphdr(f->elf, i, &mem);
+		if (ph && ph->p_type == PT_GNU_EH_FRAME)
+			break;
+	}
+	if (i == n || ph->p_filesz < 12)
+		return;
+	d = elf_getdata_rawchunk(f->elf, ph->p_offset, ph->p_filesz, ELF_T_BYTE);
+	if (!d || d->d_size < 12)
+		return;
+	p = d->d_buf;
+	/* Version 1; a 4-byte eh_frame_ptr; fde_count udata4; the table's encoding. */
+	if (p[0] != 1 || ((p[1] & 0x0f) != DW_EH_PE_udata4 && (p[1] & 0x0f) != DW_EH_PE_sdata4) ||
+	    p[2] != DW_EH_PE_udata4 || p[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return;
+	memcpy(&u, p + 8, 4);
+	count = le32toh(u);
+	if (!count || count > (d->d_size - 12) / 8)
+		return;
+	f->fde_starts = malloc(count * sizeof(*f->fde_starts));
+	if (!f->fde_starts)
+		return;
+	for (i = 0; i < count; i++) {
+		memcpy(&u, p + 12 + 8 * i, 4);
+		loc = (int32_t)le32toh(u);
+		f->fde_starts[i] = ph->p_vaddr + loc;
+	}
+	/* Sorted by the rules; a broken file must not break the search. */
+	qsort(f->fde_starts, count, sizeof(*f->fde_starts), u64_cmp);
+	f->nr_fdes = count;
+}
+
+int cp_sym_func_start(struct cp_sym_file *f, uint64_t off, uint64_t *start)
+{
+	Dwarf_Frame *frame;
+	Dwarf_CFI *cfi;
+	Dwarf_Addr bias;
+	GElf_Addr addr, vaddr;
+	size_t lo = 0, hi;
+
+	if (!f->opened)
+		open_file(f);
+	if (!f->usable || !offset_to_addr(f, off, &addr))
+		return -ENOENT;
+	/* Code an FDE covers (FDEs do not overlap): its start is the last before it. */
+	cfi = dwfl_module_eh_cfi(f->mod, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, addr - bias, &frame))
+		return -ENOENT;
+	free(frame);
+	if (!f->fdes_loaded)
+		load_fde_starts(f);
+	vaddr = addr - f->bias;
+	for (hi = f->nr_fdes; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->fde_starts[mid] <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || !addr_to_offset(f, f->fde_starts[lo - 1] + f->bias, start) || *start > off)
+		return -ENOENT;
+	return 0;
 }
 
 unsigned int cp_sym_caps(const struct cp_sym_file *f)

@@ -57,6 +57,18 @@ struct cp_sym_file *cp_sym_file(struct cp_symbolizer *s, const char *path);
  * stay valid until cp_sym_free().
  */
 int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *frames, int max);
+/*
+ * For code the file names no function of: the file offset where the
+ * function of @off starts, from its unwind table (.eh_frame and the search
+ * table of .eh_frame_hdr, which strip keeps): 0, or -ENOENT when the file
+ * has no entry for it.
+ */
+int cp_sym_func_start(struct cp_sym_file *f, uint64_t off, uint64_t *start);
+/*
+ * @name demangled (C++, Rust legacy and v0), or @name itself when it is not
+ * a mangled name; valid until cp_sym_free().
+ */
+const char *cp_sym_demangle(struct cp_symbolizer *s, const char *name);
 /* CP_SYM_* that the file offers, once it was looked into. */
 unsigned int cp_sym_caps(const struct cp_sym_file *f);
 /* Its build id (the recorded one, else the file's): length, 0 if none. */

@@ -8,7 +8,9 @@
  * that of the samples whose innermost frame (the innermost inlined function
  * of their first location) is that node, its cum weight that of the samples
  * with the node anywhere in their stack, counted once per sample. A location
- * nothing is known of is the node "[file]" of its mapping, or "<unknown>";
+ * nothing is known of is the node "file+0xOFFSET" the resolver named it
+ * (the start of its function, or by line its own address), else "[file]"
+ * of its mapping, or "<unknown>";
  * rows are ordered by flat weight, then name, then cum weight, and as pprof
  * does by default, nodes whose cum weight is under a fraction (0.5 %) of the
  * total are left out.
@@ -76,12 +78,23 @@ static struct node *get_node(struct nodes *ns, const struct node *key)
  */
 static int64_t unknown_name(struct nodes *ns, const struct cp_prof_location *l)
 {
+	const struct cp_prof_mapping *m;
 	const char *file, *base;
 	char buf[4096];
 
 	if (!l->mapping)
 		return cp_strtab_add_str(ns->names, "<unknown>");
-	file = cp_str(&ns->p->strs, ns->p->mappings[l->mapping - 1].file);
+	m = &ns->p->mappings[l->mapping - 1];
+	file = cp_str(&ns->p->strs, m->file);
+	if (l->name && ns->lines) {
+		/* By line: the address itself, as a file offset. */
+		base = strrchr(file, '/');
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, base ? base + 1 : file,
+			 l->address - m->start + m->offset);
+		return cp_strtab_add_str(ns->names, buf);
+	}
+	if (l->name)
+		return cp_strtab_add_str(ns->names, cp_str(&ns->p->strs, l->name));
 	base = strrchr(file, '/');
 	base = base ? base + 1 : file;
 	if (base[0] == '[') {

@@ -338,11 +338,15 @@ struct causalprof_sample {
 #define CAUSALPROF_SAMPLE_F_TRUNCATED	(1U << 1)	/* stack cut at the limit */
 
 /*
- * An executable mapping of a target process: its file's path, or the name
- * of a special mapping ("[vdso]"). Reported for the mappings a process has
- * when the session starts, and for every new one. A FORK's new process
- * starts with its parent's mappings.
+ * An executable mapping of a target process: its file's path, the name of
+ * a special mapping ("[vdso]"), or CAUSALPROF_MMAP_ANON for anonymous code
+ * (a JIT's; pgoff 0). Reported for the mappings a process has when the
+ * session starts, and for every new one (mprotect() making memory
+ * executable included). A FORK's new process starts with its parent's
+ * mappings.
  */
+#define CAUSALPROF_MMAP_ANON	"//anon"
+
 struct causalprof_mmap {
 	struct causalprof_record_hdr hdr;
 	__u64	time_ns;
