@@ -244,9 +244,12 @@ static int probe_register(struct cp_point *pt, struct cp_probe *p, u64 offset,
 	p->uc.filter = probe_filter;
 	ret = cp_uprobe_register(&p->up, pt->inode, offset, &p->uc);
 	if (ret) {
-		/* uprobes' analysis of the instruction there (ENOTSUPP is internal) */
+		/*
+		 * uprobes' analysis of the instruction there: none decoded
+		 * (ENOEXEC), or none it can step (ENOTSUPP, internal).
+		 */
 		NL_SET_ERR_MSG(extack, "no instruction uprobes can probe starts at that offset");
-		return ret == -ENOTSUPP || ret == -EINVAL ? -EINVAL : ret;
+		return ret == -ENOTSUPP || ret == -ENOEXEC || ret == -EINVAL ? -EINVAL : ret;
 	}
 	p->registered = true;
 	return 0;
