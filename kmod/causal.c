@@ -521,8 +521,8 @@ out:
  * The task_work. Once the module reference is gone the module may be
  * freed, so no instruction of the module may run after module_put(): pay()
  * has nothing on its stack to check or unwind, and the call is its last
- * action, compiled as a tail call (a jump: make module checks the object
- * with scripts/check-module).
+ * action, compiled as a tail call (a jump: Kbuild keeps sibling calls on
+ * for this file and fails the build when kmod/check-pay finds none).
  */
 static void pay(struct callback_head *work)
 {

@@ -18,15 +18,23 @@
  * which is what makes cp_target_match() safe to call from the handlers and
  * the filter.
  *
- * The breakpoint goes only into the address spaces of targets, and of
- * processes the filter cannot tell about (another process's, at
- * registration): a process that maps the file later and is not a target
- * never gets it. One that has it and is not a target, sharing its memory
- * only with its own threads, asks at its first hit for the breakpoint to be
- * taken out of its address space (UPROBE_HANDLER_REMOVE, which the filter
- * confirms): it can never become a target later (only the children of
- * targets do, before they first run), and a probe in a shared library then
- * costs the rest of the system one trap.
+ * The breakpoint goes only into the address spaces of targets: the filter
+ * tells, for the process mapping the file (current) and, at registration,
+ * for any other address space (one of the processes using it is a
+ * target). A process that is not a target never traps. One that has it
+ * and stops being a target (a child beyond max_targets, which inherited
+ * its parent's memory), sharing its memory only with its own threads, asks
+ * at its first hit for the breakpoint to be taken out of its address space
+ * (UPROBE_HANDLER_REMOVE, which the filter confirms).
+ *
+ * What may be probed: a regular file, named without a symbolic link, at an
+ * offset inside a segment that the ELF file's program headers mark
+ * executable (elfcode.c); uprobes then refuses an instruction it cannot
+ * step (when a target maps the file). Whether the offset starts an
+ * instruction the kernel cannot tell without the file's symbols: cprof
+ * takes offsets from symbols and line tables, which are instruction
+ * starts, and a wrong one can only harm the targets, which the caller may
+ * ptrace anyway.
  *
  * Add, del and clear are serialized by points_mutex (and run under the
  * session lock besides); the table's readers take points_lock, so a
@@ -35,6 +43,7 @@
 
 #include "causal.h"
 #include "compat.h"
+#include "elfcode.h"
 #include "progress.h"
 #include "targets.h"
 
@@ -49,6 +58,7 @@
 #include <linux/namei.h>
 #include <linux/netlink.h>
 #include <linux/path.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
@@ -124,13 +134,45 @@ static int ignore(void)
 }
 
 /*
- * Whether the probe's breakpoint belongs in mm: in a target's, and where
- * it cannot tell (mm is not current's: another process's, at registration).
- * It is what confirms a handler's UPROBE_HANDLER_REMOVE on 6.12 (compat.h).
+ * Whether a target uses mm. Its processes are looked at under RCU, the
+ * targets' threads until one with an address space (the leader's is gone
+ * when it exited before its threads): at registration, once per address
+ * space that maps the file.
+ */
+static bool mm_of_target(struct mm_struct *mm)
+{
+	struct task_struct *p, *t;
+	bool found = false;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		if (!cp_target_match(p))
+			continue;
+		for_each_thread(p, t) {
+			struct mm_struct *tmm = READ_ONCE(t->mm);
+
+			if (tmm) {
+				found = tmm == mm;
+				break;
+			}
+		}
+		if (found)
+			break;
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * Whether the probe's breakpoint belongs in mm: in a target's only. mm is
+ * current's when a process maps the file (and, on 6.12, when a handler's
+ * removal is confirmed); another's at registration.
  */
 static bool probe_filter(CP_UPROBE_FILTER_ARGS(uc, mm))
 {
-	return mm != current->mm || cp_target_match(current);
+	if (mm == current->mm)
+		return cp_target_match(current);
+	return mm_of_target(mm);
 }
 
 /*
@@ -220,14 +262,31 @@ static int probe_register(struct cp_point *pt, struct cp_probe *p, u64 offset,
 		NL_SET_ERR_MSG(extack, "offset beyond the end of the file");
 		return -EINVAL;
 	}
+	ret = cp_elf_code_at(&pt->path, offset);
+	if (ret == -ENOEXEC) {
+		NL_SET_ERR_MSG(extack, "not an ELF file of this machine");
+		return -EINVAL;
+	}
+	if (ret == -ERANGE) {
+		NL_SET_ERR_MSG(extack, "the offset is not in an executable segment of the file");
+		return -EINVAL;
+	}
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "cannot read the file's program headers");
+		return ret;
+	}
 	p->pt = pt;
 	p->offset = offset;
 	p->uc.handler = pt->kind == CAUSALPROF_PP_LATENCY ? latency_handler : throughput_handler;
 	p->uc.filter = probe_filter;
 	ret = cp_uprobe_register(&p->up, pt->inode, offset, &p->uc);
 	if (ret) {
-		NL_SET_ERR_MSG(extack, "cannot place a uprobe at that offset");
-		return ret;
+		/*
+		 * uprobes' analysis of the instruction there: none decoded
+		 * (ENOEXEC), or none it can step (ENOTSUPP, internal).
+		 */
+		NL_SET_ERR_MSG(extack, "no instruction uprobes can probe starts at that offset");
+		return ret == -ENOTSUPP || ret == -ENOEXEC || ret == -EINVAL ? -EINVAL : ret;
 	}
 	p->registered = true;
 	return 0;
@@ -277,7 +336,13 @@ static struct cp_point *point_create(u32 id, u32 kind, const char *name, u64 off
 		goto err_free;
 	}
 
-	ret = kern_path(name, LOOKUP_FOLLOW, &pt->path);
+	/* The file named, not where a link somebody may change points. */
+	ret = kern_path(name, LOOKUP_FOLLOW | LOOKUP_NO_SYMLINKS, &pt->path);
+	if (ret == -ELOOP) {
+		NL_SET_ERR_MSG(extack, "a symbolic link in the path: give the file's real path");
+		ret = -EINVAL;
+		goto err_free;
+	}
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot look the file up");
 		goto err_free;

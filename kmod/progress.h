@@ -20,9 +20,11 @@ struct seq_file;
  *
  * path is absolute; end_offset is 0 for a throughput point and the end
  * probe's offset for a latency point. Errors: -EINVAL for bad arguments
- * (kind, relative path, not a regular file, offset past the end, end
- * given or missing), -ENOENT for a missing file, -EEXIST for an id in
- * use, -ENOSPC beyond CP_MAX_PROGRESS points; del: -ENOENT.
+ * (kind, relative path, a symbolic link in it, not a regular ELF file,
+ * offset past the end or outside the executable segments, no instruction
+ * uprobes can step there, end given or missing), -ENOENT for a missing
+ * file, -EEXIST for an id in use, -ENOSPC beyond CP_MAX_PROGRESS points;
+ * del: -ENOENT.
  */
 int cp_progress_add(u32 id, u32 kind, const char *path, u64 offset, u64 end_offset,
 		    struct netlink_ext_ack *extack);

@@ -26,8 +26,9 @@ list_programs()
 # pin_patch_sites: keeps the kernel code that a session's hooks would
 # patch in its patched state for the whole boot, so that starting and
 # stopping sessions patches no kernel text (see "A QEMU TCG defect" in
-# Documentation/testing.rst). The static keys of the four tracepoints the
-# module hooks stay enabled through their trace events (recording nothing:
+# Documentation/testing.rst). The static keys of the five tracepoints the
+# module hooks stay enabled, and their static calls on the iterator,
+# through their trace events in two instances (recording nothing:
 # tracing_on is 0), and perf_event_mmap() keeps an ftrace-based kprobe
 # (the module's own kprobe then joins it instead of arming the site).
 # Prints what failed and returns non-zero if it could not.
@@ -36,9 +37,19 @@ pin_patch_sites()
 	pin_t=/sys/kernel/debug/tracing
 	[ -w "$pin_t/tracing_on" ] || { echo "no tracefs at $pin_t"; return 1; }
 	echo 0 > "$pin_t/tracing_on" || return 1
+	# Each event twice, in the top instance and in a second one: a
+	# tracepoint with a single probe calls it through a static call, which
+	# the kernel repoints (patching the call in the traced function) each
+	# time the count of probes goes between one and two. With two probes
+	# (the same event's in two instances: their data differ) it calls the
+	# iterator, and the module's probe coming and going patches nothing.
+	mkdir -p "$pin_t/instances/cprof_pin" || { echo "cannot make a trace instance"; return 1; }
+	echo 0 > "$pin_t/instances/cprof_pin/tracing_on" || return 1
 	for pin_e in sched/sched_waking sched/sched_switch sched/sched_process_fork \
 		     sched/sched_process_exit task/task_rename; do
-		echo 1 > "$pin_t/events/$pin_e/enable" || { echo "cannot enable $pin_e"; return 1; }
+		echo 1 > "$pin_t/events/$pin_e/enable" &&
+			echo 1 > "$pin_t/instances/cprof_pin/events/$pin_e/enable" ||
+			{ echo "cannot enable $pin_e"; return 1; }
 	done
 	echo 'p:cprof_pin/perf_event_mmap perf_event_mmap' >> "$pin_t/kprobe_events" &&
 		echo 1 > "$pin_t/events/cprof_pin/perf_event_mmap/enable" ||

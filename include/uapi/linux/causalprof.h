@@ -124,8 +124,10 @@
  *       CAUSALPROF_PP_A_ID: NLA_U32, required, chosen by the owner
  *       CAUSALPROF_PP_A_KIND: NLA_U32, required, enum causalprof_pp_kind
  *       CAUSALPROF_PP_A_PATH: NLA_NUL_STRING, required, absolute path of
- *                             the file to probe
- *       CAUSALPROF_PP_A_OFFSET: NLA_U64, required, file offset of the probe
+ *                             the file to probe (a regular ELF file; no
+ *                             symbolic link in the path)
+ *       CAUSALPROF_PP_A_OFFSET: NLA_U64, required, file offset of the probe,
+ *                               inside an executable segment
  *       CAUSALPROF_PP_A_END_OFFSET: NLA_U64, latency points only (required
  *                                   there): the end probe
  *   -EEXIST for an id in use, -ENOSPC beyond 16 points, -ENOENT for a
