@@ -14,10 +14,12 @@
 #ifndef GT_H
 #define GT_H
 
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static inline uint64_t gt_now(void)
 {
@@ -25,6 +27,26 @@ static inline uint64_t gt_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * The calling thread onto CPU cpu (modulo the CPUs online), where there are
+ * two or more. Roles that must run in parallel for the truth to hold are
+ * pinned apart: left to the scheduler, two roles on a two-CPU VM sometimes
+ * share one CPU for a whole run, and the program's speed and its truth
+ * change with it (the pipe's time per item: 2 units apart, 3.2 together).
+ * Best effort.
+ */
+static inline void gt_pin(int cpu)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	if (n < 2)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu % n, &set);
+	sched_setaffinity(0, sizeof(set), &set);
 }
 
 /* A number in [lo, hi] or exit 2 naming the option. */

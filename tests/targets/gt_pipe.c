@@ -13,7 +13,8 @@
  * produce() does) and a backlog of up to 8192 items builds in the pipe,
  * which the consumer then works off at its own pace for a while.
  *
- * Threads by default; -P forks the producer as a process. The progress
+ * The producer runs on CPU 0, the consumer on CPU 1 (gt_pin()). Threads by
+ * default; -P forks the producer as a process. The progress
  * point is progress(), called once an item is consumed, from the line
  * marked "progress line" (give it as --progress progress, or as
  * gt_pipe.c:LINE; gt_pipe_coz declares it with Coz's coz.h). gt.h has the rest of the options and the exit line.
@@ -66,6 +67,7 @@ static void *producer(void *arg)
 	uint64_t item = 0;
 
 	(void)arg;
+	gt_pin(0);
 	while (!stop) {
 		produce();
 		item++;
@@ -81,6 +83,7 @@ static int consumer(void)
 	uint64_t item;
 	ssize_t n;
 
+	gt_pin(1);
 	while (!stop && (!max_events || events < max_events)) {
 		n = read(fds[0], &item, sizeof(item));
 		if (n < 0 && errno == EINTR)
