@@ -783,20 +783,6 @@ TEST_F_TIMEOUT(exp, rmmod_mid_experiment, 90)
 
 #define INT3	0xcc
 
-/* n calls of tp() by one thread: exactly n hits of a point there. */
-static int prog_call(struct cp_prog *p, long n)
-{
-	char cmd[64], reply[64];
-	long done;
-	int ret;
-
-	snprintf(cmd, sizeof(cmd), "call %ld 1", n);
-	ret = cp_prog_cmd(p, cmd, reply, sizeof(reply));
-	if (ret)
-		return ret;
-	return sscanf(reply, "called %ld", &done) == 1 && done == n ? 0 : -EPROTO;
-}
-
 static const struct causalprof_exp_point *find_point(const struct causalprof_experiment *e,
 						     uint32_t id)
 {
@@ -862,13 +848,13 @@ TEST_F_TIMEOUT(exp, progress_record, 120)
 	EXPECT_EQ(INT3, cp_mem_byte(p.pid, p.begin));
 
 	/* before the experiment: not in its deltas */
-	ASSERT_EQ(0, prog_call(&p, 1000));
+	ASSERT_EQ(0, cp_prog_call(&p, 1000, 1));
 	ASSERT_EQ(0, cp_prog_cmd(&p, "begin", NULL, 0));
 
 	range = (struct cp_nl_range){ .pid = p.pid, .start = p.tp, .end = p.tp + 1 };
 	t0 = mono_ns();
 	ASSERT_EQ(0, cp_nl_experiment_start(&self->nl, 0, &range, 1)) TH_LOG("%s", self->nl.extack);
-	ASSERT_EQ(0, prog_call(&p, 2345));
+	ASSERT_EQ(0, cp_prog_call(&p, 2345, 1));
 	ASSERT_EQ(0, exp_read(&self->info));
 	ASSERT_EQ(0, proc_point(&self->info, 1, &proc));
 	EXPECT_EQ(2345ULL, proc.count);
@@ -880,12 +866,12 @@ TEST_F_TIMEOUT(exp, progress_record, 120)
 					p.off_tp, 0));
 	ASSERT_EQ(0, cp_nl_progress_add(&self->nl, 4, CAUSALPROF_PP_THROUGHPUT, p.path,
 					p.off_tp, 0));
-	ASSERT_EQ(0, prog_call(&p, 100));
+	ASSERT_EQ(0, cp_prog_call(&p, 100, 1));
 	ASSERT_EQ(0, cp_nl_progress_del(&self->nl, 4));
 	ASSERT_EQ(0, cp_nl_progress_del(&self->nl, 1));
 	ASSERT_EQ(0, cp_nl_progress_add(&self->nl, 1, CAUSALPROF_PP_THROUGHPUT, p.path,
 					p.off_tp, 0));
-	ASSERT_EQ(0, prog_call(&p, 1500));
+	ASSERT_EQ(0, cp_prog_call(&p, 1500, 1));
 
 	/* the interval begun before, then ten more of two threads */
 	t_end0 = mono_ns();
@@ -965,7 +951,7 @@ TEST_F_TIMEOUT(exp, progress_record, 120)
 
 	/* a session that stops mid-experiment: its record has the points, then they go */
 	ASSERT_EQ(0, cp_nl_experiment_start(&self->nl, 0, &range, 1));
-	ASSERT_EQ(0, prog_call(&p, 777));
+	ASSERT_EQ(0, cp_prog_call(&p, 777, 1));
 	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
 	EXPECT_EQ(NULL, cp_stream_problem(&self->stream));
 	ASSERT_EQ(2UL, self->stream.experiments);
@@ -1033,7 +1019,7 @@ TEST_F_TIMEOUT(exp, progress_owner_killed, 90)
 	ASSERT_EQ(INT3, cp_mem_byte(p.pid, p.tp));
 	ASSERT_EQ(INT3, cp_mem_byte(p.pid, p.begin));
 	ASSERT_EQ(INT3, cp_mem_byte(p.pid, p.end));
-	ASSERT_EQ(0, prog_call(&p, 100));
+	ASSERT_EQ(0, cp_prog_call(&p, 100, 1));
 
 	ASSERT_EQ(0, kill(self->owner, SIGKILL));
 	ASSERT_EQ(self->owner, waitpid(self->owner, NULL, 0));
@@ -1044,7 +1030,7 @@ TEST_F_TIMEOUT(exp, progress_owner_killed, 90)
 	EXPECT_EQ(cp_byte_at(p.path, p.off_end), cp_mem_byte(p.pid, p.end));
 	EXPECT_NE(INT3, cp_mem_byte(p.pid, p.tp));
 	/* the target runs on, unprobed */
-	EXPECT_EQ(0, prog_call(&p, 100));
+	EXPECT_EQ(0, cp_prog_call(&p, 100, 1));
 	EXPECT_EQ(0, cp_prog_cmd(&p, "lat 1 1 1", NULL, 0));
 
 	/* a new owner may use the same ids */

@@ -1649,6 +1649,19 @@ int cp_prog_cmd(struct cp_prog *p, const char *cmd, char *reply, size_t size)
 	return ret < 0 ? ret : 0;
 }
 
+int cp_prog_call(struct cp_prog *p, long n, int threads)
+{
+	char cmd[64], reply[64];
+	long done;
+	int ret;
+
+	snprintf(cmd, sizeof(cmd), "call %ld %d", n, threads);
+	ret = cp_prog_cmd(p, cmd, reply, sizeof(reply));
+	if (ret)
+		return ret;
+	return sscanf(reply, "called %ld", &done) == 1 && done == n ? 0 : -EPROTO;
+}
+
 int cp_file_offset(pid_t pid, uint64_t addr, uint64_t *off)
 {
 	unsigned long long start, end, pgoff;

@@ -319,6 +319,8 @@ void cp_prog_init(struct cp_prog *p);
 int cp_prog_spawn(struct cp_prog *p);
 void cp_prog_kill(struct cp_prog *p);
 int cp_prog_cmd(struct cp_prog *p, const char *cmd, char *reply, size_t size);
+/* n calls of tp() by @threads threads: exactly n hits of a point there. */
+int cp_prog_call(struct cp_prog *p, long n, int threads);
 
 /* The file offset that addr of process pid maps, from /proc/PID/maps. */
 int cp_file_offset(pid_t pid, uint64_t addr, uint64_t *off);

@@ -79,19 +79,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int prog_call(struct cp_prog *p, long n, int threads)
-{
-	char cmd[64], reply[64];
-	long done;
-	int ret;
-
-	snprintf(cmd, sizeof(cmd), "call %ld %d", n, threads);
-	ret = cp_prog_cmd(p, cmd, reply, sizeof(reply));
-	if (ret)
-		return ret;
-	return sscanf(reply, "called %ld", &done) == 1 && done == n ? 0 : -EPROTO;
-}
-
 /* "progress add" of a throughput point at off in file. */
 static int add_tp(int id, const char *file, uint64_t off)
 {
@@ -214,9 +201,9 @@ TEST_F(progress, throughput_exact)
 	ASSERT_EQ(orig, cp_mem_byte(self->a.pid, self->a.tp));
 
 	/* Neither before the session nor before the point. */
-	ASSERT_EQ(0, prog_call(&self->a, 1000, 1));
+	ASSERT_EQ(0, cp_prog_call(&self->a, 1000, 1));
 	ASSERT_EQ(0, session_start(&self->a));
-	ASSERT_EQ(0, prog_call(&self->a, 500, 2));
+	ASSERT_EQ(0, cp_prog_call(&self->a, 500, 2));
 	ASSERT_EQ(0, progress_lines());
 	hits = dbg(_metadata, "hits");
 	ASSERT_EQ(0, add_tp(1, self->path, self->a.off_tp));
@@ -224,14 +211,14 @@ TEST_F(progress, throughput_exact)
 	ASSERT_EQ(1, progress_lines());
 	ASSERT_EQ(0, pp(_metadata, 1, "count"));
 
-	ASSERT_EQ(0, prog_call(&self->a, CALLS, 3));
+	ASSERT_EQ(0, cp_prog_call(&self->a, CALLS, 3));
 	ASSERT_EQ(CALLS, pp(_metadata, 1, "count"));
 
 	/* The process that is not a target never had the breakpoint, nor trapped. */
 	ignored = dbg(_metadata, "ignored");
 	removed = dbg(_metadata, "removed");
 	ASSERT_EQ(orig, cp_mem_byte(self->b.pid, self->b.tp));
-	ASSERT_EQ(0, prog_call(&self->b, 1000, 1));
+	ASSERT_EQ(0, cp_prog_call(&self->b, 1000, 1));
 	ASSERT_EQ(CALLS, pp(_metadata, 1, "count"));
 	ASSERT_EQ(ignored, dbg(_metadata, "ignored"));
 	ASSERT_EQ(removed, dbg(_metadata, "removed"));
@@ -243,10 +230,10 @@ TEST_F(progress, throughput_exact)
 	ASSERT_EQ(0, cp_prog_spawn(&self->b));
 	ignored = dbg(_metadata, "ignored");
 	ASSERT_EQ(orig, cp_mem_byte(self->b.pid, self->b.tp));
-	ASSERT_EQ(0, prog_call(&self->b, 1000, 1));
+	ASSERT_EQ(0, cp_prog_call(&self->b, 1000, 1));
 	ASSERT_EQ(ignored, dbg(_metadata, "ignored"));
 
-	ASSERT_EQ(0, prog_call(&self->a, 100, 1));
+	ASSERT_EQ(0, cp_prog_call(&self->a, 100, 1));
 	ASSERT_EQ(CALLS + 100, pp(_metadata, 1, "count"));
 	ASSERT_EQ(CALLS + 100, dbg(_metadata, "hits") - hits);
 }
@@ -349,17 +336,17 @@ TEST_F(progress, lifecycle_del)
 	expect_probes(_metadata, &self->a, self->path, false);
 	add_both(_metadata, self);
 	expect_probes(_metadata, &self->a, self->path, true);
-	ASSERT_EQ(0, prog_call(&self->a, 10, 1));
+	ASSERT_EQ(0, cp_prog_call(&self->a, 10, 1));
 	ASSERT_EQ(0, del(1));
 	ASSERT_EQ(0, del(2));
 	ASSERT_EQ(-ENOENT, del(1));
 	expect_probes(_metadata, &self->a, self->path, false);
 	ASSERT_EQ(0, progress_lines());
-	ASSERT_EQ(0, prog_call(&self->a, 10, 1));
+	ASSERT_EQ(0, cp_prog_call(&self->a, 10, 1));
 	/* A point can come back. */
 	add_both(_metadata, self);
 	expect_probes(_metadata, &self->a, self->path, true);
-	ASSERT_EQ(0, prog_call(&self->a, 7, 1));
+	ASSERT_EQ(0, cp_prog_call(&self->a, 7, 1));
 	ASSERT_EQ(7, pp(_metadata, 1, "count"));
 	ASSERT_EQ(0, cp_control("stop"));
 	ASSERT_EQ(4, dbg(_metadata, "added") - added);
@@ -380,7 +367,7 @@ TEST_F(progress, lifecycle_session_stop)
 	ASSERT_EQ(0, progress_lines());
 	/* The target runs on through the places the probes were. */
 	ASSERT_EQ(0, cp_prog_cmd(&self->a, "end", reply, sizeof(reply)));
-	ASSERT_EQ(0, prog_call(&self->a, 10, 1));
+	ASSERT_EQ(0, cp_prog_call(&self->a, 10, 1));
 	/* The next session starts without points. */
 	ASSERT_EQ(0, session_start(&self->a));
 	ASSERT_EQ(0, progress_lines());
@@ -394,7 +381,7 @@ TEST_F(progress, lifecycle_target_exits)
 	ASSERT_EQ(0, cp_prog_spawn(&self->b));
 	ASSERT_EQ(0, session_start(&self->a));
 	add_both(_metadata, self);
-	ASSERT_EQ(0, prog_call(&self->a, 10, 1));
+	ASSERT_EQ(0, cp_prog_call(&self->a, 10, 1));
 	ASSERT_EQ(0, cp_prog_cmd(&self->a, "begin", NULL, 0));
 	ASSERT_EQ(0, cp_prog_cmd(&self->a, "exit", NULL, 0));
 	ASSERT_EQ(0, cp_target_wait(&self->a.t, 10000));
@@ -408,7 +395,7 @@ TEST_F(progress, lifecycle_target_exits)
 	ASSERT_EQ(0, cp_control("stop"));
 	expect_probes(_metadata, &self->b, self->path, false);
 	ASSERT_EQ(0, progress_lines());
-	ASSERT_EQ(0, prog_call(&self->b, 10, 1));
+	ASSERT_EQ(0, cp_prog_call(&self->b, 10, 1));
 }
 
 TEST_F(progress, rmmod_with_points)
@@ -419,7 +406,7 @@ TEST_F(progress, rmmod_with_points)
 	ASSERT_EQ(0, cp_prog_spawn(&self->a));
 	ASSERT_EQ(0, session_start(&self->a));
 	add_both(_metadata, self);
-	ASSERT_EQ(0, prog_call(&self->a, 10, 1));
+	ASSERT_EQ(0, cp_prog_call(&self->a, 10, 1));
 	ASSERT_EQ(0, cp_prog_cmd(&self->a, "begin", NULL, 0));
 	expect_probes(_metadata, &self->a, self->path, true);
 	/* Points hold no reference on the module: it goes, and they with it. */
@@ -429,7 +416,7 @@ TEST_F(progress, rmmod_with_points)
 	expect_probes(_metadata, &self->a, self->path, false);
 	/* No breakpoint left behind: no SIGTRAP. */
 	ASSERT_EQ(0, cp_prog_cmd(&self->a, "end", NULL, 0));
-	ASSERT_EQ(0, prog_call(&self->a, 10, 1));
+	ASSERT_EQ(0, cp_prog_call(&self->a, 10, 1));
 	ASSERT_EQ(0, cp_prog_cmd(&self->a, "lat 1 1 1", reply, sizeof(reply)));
 	ASSERT_EQ(0, strncmp(reply, "lat 1 ", 6));
 	ASSERT_EQ(0, cp_module_ensure_loaded());
@@ -512,7 +499,7 @@ TEST_F(progress, bad_input)
 		ASSERT_EQ(4, pp(_metadata, i, "ends"));
 	ASSERT_EQ(0, del(MAX_POINTS));
 	ASSERT_EQ(0, add_tp(MAX_POINTS + 1, self->path, off));
-	ASSERT_EQ(0, prog_call(&self->a, 5, 1));
+	ASSERT_EQ(0, cp_prog_call(&self->a, 5, 1));
 	ASSERT_EQ(5, pp(_metadata, 1, "count"));
 	ASSERT_EQ(5, pp(_metadata, MAX_POINTS + 1, "count"));
 	ASSERT_EQ(0, cp_control("stop"));

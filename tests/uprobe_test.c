@@ -123,19 +123,6 @@ static int64_t ignored(struct __test_metadata *_metadata)
 	return val;
 }
 
-static int prog_call(struct cp_prog *p, long n)
-{
-	char cmd[64], reply[64];
-	long done;
-	int ret;
-
-	snprintf(cmd, sizeof(cmd), "call %ld 1", n);
-	ret = cp_prog_cmd(p, cmd, reply, sizeof(reply));
-	if (ret)
-		return ret;
-	return sscanf(reply, "called %ld", &done) == 1 && done == n ? 0 : -EPROTO;
-}
-
 /* The request fails with err and an extack message holding what. */
 #define EXPECT_BAD(err, what, expr) do {						\
 	EXPECT_EQ(err, (expr));								\
@@ -195,7 +182,7 @@ TEST_F(uprobe, refused_files)
 	/* Nothing was placed: the target runs its own code, uncounted. */
 	ASSERT_EQ(-1, point_count(2));
 	ASSERT_EQ(cp_byte_at(self->a.path, self->a.off_tp), cp_mem_byte(self->a.pid, self->a.tp));
-	ASSERT_EQ(0, prog_call(&self->a, 10));
+	ASSERT_EQ(0, cp_prog_call(&self->a, 10, 1));
 }
 
 /* An offset inside an instruction whose bytes there decode as none. */
@@ -255,12 +242,12 @@ TEST_F(uprobe, non_target_never_traps)
 	EXPECT_EQ(orig, cp_mem_byte(self->b.pid, self->b.tp));
 
 	before = ignored(_metadata);
-	ASSERT_EQ(0, prog_call(&self->b, 1000));
+	ASSERT_EQ(0, cp_prog_call(&self->b, 1000, 1));
 	EXPECT_EQ(0, point_count(1));
 	EXPECT_EQ(before, ignored(_metadata));
 	EXPECT_EQ(orig, cp_mem_byte(self->b.pid, self->b.tp));
 
-	ASSERT_EQ(0, prog_call(&self->a, 100));
+	ASSERT_EQ(0, cp_prog_call(&self->a, 100, 1));
 	EXPECT_EQ(100, point_count(1));
 	EXPECT_EQ(before, ignored(_metadata));
 }
@@ -300,7 +287,7 @@ TEST_F(uprobe, file_no_target_maps)
 	ASSERT_EQ(0, add_tp(&self->nl, 1, copy, self->b.off_tp)) TH_LOG("%s", self->nl.extack);
 	EXPECT_EQ(orig, cp_mem_byte(self->b.pid, self->b.tp));
 	before = ignored(_metadata);
-	ASSERT_EQ(0, prog_call(&self->b, 1000));
+	ASSERT_EQ(0, cp_prog_call(&self->b, 1000, 1));
 	EXPECT_EQ(0, point_count(1));
 	EXPECT_EQ(before, ignored(_metadata));
 }

@@ -529,45 +529,50 @@ static void open_file(struct cp_sym_file *f)
 	}
 }
 
-/* The address libdwfl knows the byte at file offset @off as. */
-static bool offset_to_addr(const struct cp_sym_file *f, uint64_t off, GElf_Addr *addr)
+/*
+ * The PT_LOAD segment whose file bytes hold file offset @v (@by_offset) or
+ * unbiased address @v; NULL if none.
+ */
+static GElf_Phdr *load_segment(const struct cp_sym_file *f, bool by_offset, uint64_t v,
+			       GElf_Phdr *mem)
 {
-	GElf_Phdr mem, *ph;
+	GElf_Phdr *ph;
 	size_t i, n;
 
 	if (elf_getphdrnum(f->elf, &n))
-		return false;
+		return NULL;
 	for (i = 0; i < n; i++) {
-		ph = gelf_getphdr(f->elf, i, &mem);
+		ph = gelf_getphdr(f->elf, i, mem);
 		if (!ph || ph->p_type != PT_LOAD)
 			continue;
-		if (off >= ph->p_offset && off - ph->p_offset < ph->p_filesz) {
-			*addr = ph->p_vaddr + (off - ph->p_offset) + f->bias;
-			return true;
-		}
+		if (by_offset ? v >= ph->p_offset && v - ph->p_offset < ph->p_filesz :
+				v >= ph->p_vaddr && v - ph->p_vaddr < ph->p_filesz)
+			return ph;
 	}
-	return false;
+	return NULL;
+}
+
+/* The address libdwfl knows the byte at file offset @off as. */
+static bool offset_to_addr(const struct cp_sym_file *f, uint64_t off, GElf_Addr *addr)
+{
+	GElf_Phdr mem, *ph = load_segment(f, true, off, &mem);
+
+	if (!ph)
+		return false;
+	*addr = ph->p_vaddr + (off - ph->p_offset) + f->bias;
+	return true;
 }
 
 /* The file offset of the byte libdwfl knows as @addr. */
 static bool addr_to_offset(const struct cp_sym_file *f, GElf_Addr addr, uint64_t *off)
 {
 	GElf_Addr vaddr = addr - f->bias;
-	GElf_Phdr mem, *ph;
-	size_t i, n;
+	GElf_Phdr mem, *ph = load_segment(f, false, vaddr, &mem);
 
-	if (elf_getphdrnum(f->elf, &n))
+	if (!ph)
 		return false;
-	for (i = 0; i < n; i++) {
-		ph = gelf_getphdr(f->elf, i, &mem);
-		if (!ph || ph->p_type != PT_LOAD)
-			continue;
-		if (vaddr >= ph->p_vaddr && vaddr - ph->p_vaddr < ph->p_filesz) {
-			*off = vaddr - ph->p_vaddr + ph->p_offset;
-			return true;
-		}
-	}
-	return false;
+	*off = vaddr - ph->p_vaddr + ph->p_offset;
+	return true;
 }
 
 static int add_func(struct cu_funcs *cu, Dwarf_Addr lo, Dwarf_Addr hi, Dwarf_Die *die)
