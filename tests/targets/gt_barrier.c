@@ -13,9 +13,12 @@
  * a round (the throughput point: --progress progress), from the line marked
  * "progress line". Each loop is one source line, so that a profiler selects
  * it as one line. At exit it prints "rounds N elapsed_ns T rate R" (rounds
- * per second).
+ * per second). Thread 1 runs on CPU 0, thread 2 on CPU 1 (gt_pin()): the
+ * truth is that of two threads in parallel.
  */
 #define _GNU_SOURCE
+#include "gt.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,6 +88,7 @@ static void *thread1(void *arg)
 	int done;
 
 	(void)arg;
+	gt_pin(0);
 	do {
 		a();
 		last[n++ & 1] = done = stop;
@@ -99,6 +103,7 @@ static void *thread2(void *arg)
 	unsigned int n = 0;
 
 	(void)arg;
+	gt_pin(1);
 	do {
 		b();
 		pthread_barrier_wait(&barrier);
