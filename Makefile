@@ -51,7 +51,7 @@ deps:
 
 check: deps
 	$(MAKE) tests
-	tests/vm/run check
+	tests/vm/check
 
 demo: deps
 	$(MAKE) tests

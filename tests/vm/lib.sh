@@ -3,12 +3,18 @@
 # Sourced by tests/vm/run on the host and tests/vm/guest-check in the VM, so
 # both sides agree on which test programs make up the suite. POSIX sh.
 
+# The test programs that need deterministic guest time: tests/vm/check
+# (make check) runs them in a boot of their own, on one vCPU under -icount;
+# a plain run lists them only when named.
+icount_programs="causal_truth_test.sh"
+
 # list_programs REPO [NAMES]
 #
 # Prints the path of every test program, one per line: each executable
 # build/tests/*_test, then each executable tests/*_test.sh, in glob (C
-# locale) order. NAMES, a comma-separated list of program names such as
-# "proc_test,cprof_test.sh", keeps only those.
+# locale) order, but those of $icount_programs. NAMES, a comma-separated
+# list of program names such as "proc_test,cprof_test.sh", keeps only
+# those (any of them).
 list_programs()
 {
 	for p in "$1"/build/tests/*_test "$1"/tests/*_test.sh; do
@@ -17,6 +23,10 @@ list_programs()
 			case ",$2," in
 			*",${p##*/},"*) ;;
 			*) continue ;;
+			esac
+		else
+			case " $icount_programs " in
+			*" ${p##*/} "*) continue ;;
 			esac
 		fi
 		printf '%s\n' "$p"
