@@ -5,20 +5,13 @@
  *	gt_pipe [-d SEC | -n EVENTS] [-u ITERS] [-p PCT] [-c PCT] [-P]
  *
  * The producer makes an item in produce() (2 units of work) and writes it
- * (ITEM_SIZE bytes) to the pipe; the consumer reads it and spends 1.2 units
- * in consume(). The producer is the bottleneck: an item takes max(2, 1.2)
+ * (8 bytes) to the pipe; the consumer reads it and spends 1.2 units in
+ * consume(). The producer is the bottleneck: an item takes max(2, 1.2)
  * units, so making produce() PCT % faster (-p) makes the program
  * min(PCT, 40) % faster in time per item, and consume() faster (-c)
- * changes nothing.
- *
- * The pipe holds two items (F_SETPIPE_SZ to a page), as a bounded queue
- * does: a producer that gets ahead blocks. With the default 64 KiB and
- * small items a backlog of thousands of items (many seconds of the
- * consumer's work) would build whenever the consumer is slowed down, as
- * an experiment on produce() does, and the consumer would then work it off
- * at its own pace, 1.2 units an item, through the experiments after:
- * behind so deep a queue, a point at the consumer measures the consumer,
- * and no profiler's short experiments see the producer's effect.
+ * changes nothing. But slow the consumer down (as an experiment on
+ * produce() does) and a backlog of up to 8192 items builds in the pipe,
+ * which the consumer then works off at its own pace for a while.
  *
  * The producer runs on CPU 0, the consumer on CPU 1 (gt_pin()). Threads by
  * default; -P forks the producer as a process. The progress
@@ -30,7 +23,6 @@
 #include "gt.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -43,9 +35,6 @@
 #else
 #define ITEM() do { } while (0)
 #endif
-
-#define ITEM_SIZE 2048
-#define PIPE_SIZE 4096
 
 static long produce_iters, consume_iters;
 static uint64_t max_events, events;
@@ -75,14 +64,14 @@ static __attribute__((noinline)) void progress(void)
 /* Until the read end is gone (EPIPE) or stop. */
 static void *producer(void *arg)
 {
-	uint64_t item[ITEM_SIZE / 8] = { 0 };
+	uint64_t item = 0;
 
 	(void)arg;
 	gt_pin(0);
 	while (!stop) {
 		produce();
-		item[0]++;
-		if (write(fds[1], item, sizeof(item)) != sizeof(item))
+		item++;
+		if (write(fds[1], &item, sizeof(item)) != sizeof(item))
 			break;
 	}
 	close(fds[1]);
@@ -91,13 +80,12 @@ static void *producer(void *arg)
 
 static int consumer(void)
 {
-	uint64_t item[ITEM_SIZE / 8];
+	uint64_t item;
 	ssize_t n;
 
 	gt_pin(1);
 	while (!stop && (!max_events || events < max_events)) {
-		/* Writes of up to PIPE_BUF bytes are atomic: whole items. */
-		n = read(fds[0], item, sizeof(item));
+		n = read(fds[0], &item, sizeof(item));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n != sizeof(item))
@@ -142,7 +130,7 @@ int main(int argc, char *argv[])
 	produce_iters = gt_iters(unit, 20, p);
 	consume_iters = gt_iters(unit, 12, c);
 	signal(SIGPIPE, SIG_IGN);
-	if (pipe(fds) || fcntl(fds[1], F_SETPIPE_SZ, PIPE_SIZE) < 0)
+	if (pipe(fds))
 		return 1;
 
 	t0 = gt_now();
