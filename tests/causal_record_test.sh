@@ -19,6 +19,7 @@ set -u
 targets=$CAUSALPROF_REPO/build/tests/targets
 barrier=$targets/gt_barrier
 . "$CAUSALPROF_REPO/tests/tap.sh"
+. "$CAUSALPROF_REPO/tests/causal.sh"
 
 # expect_usage DESCRIPTION PATTERN ARGS...: cprof record exits 2 and says PATTERN.
 expect_usage()
@@ -37,12 +38,6 @@ expect_usage()
 		return 1
 	fi
 	return 0
-}
-
-# The line number of the first line of FILE that has MARKER.
-line_of()
-{
-	grep -n -F -- "$2" "$1" | head -n 1 | cut -d: -f1
 }
 
 test_usage()
@@ -79,29 +74,6 @@ src=$CAUSALPROF_REPO/tests/targets/gt_barrier.c
 line_a=$(line_of "$src" '/* a line */')
 line_b=$(line_of "$src" '/* b line */')
 line_p=$(line_of "$src" '/* progress line */')
-
-# record NAME ARGS...: cprof record --causal ARGS into $tmp/NAME.data, its
-# report --causal into $tmp/NAME.txt; fails on a non-zero exit of either.
-record()
-{
-	name=$1
-	shift
-	timeout 240 "$CPROF" record --causal -o "$tmp/$name.data" "$@" \
-		> "$tmp/$name.out" 2> "$tmp/$name.err"
-	rc=$?
-	if [ "$rc" -ne 0 ]; then
-		say "cprof record --causal $* exited $rc; stderr:"
-		show "$tmp/$name.err"
-		return 1
-	fi
-	if ! "$CPROF" report --causal --top 20 -i "$tmp/$name.data" > "$tmp/$name.txt" \
-			2> "$tmp/$name.rerr"; then
-		say "cprof report --causal failed:"
-		show "$tmp/$name.rerr"
-		return 1
-	fi
-	return 0
-}
 
 # curve NAME FILE:LINE: "SPEEDUP PROGRAM_SPEEDUP EXPERIMENTS" rows of that
 # line in the report.

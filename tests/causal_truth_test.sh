@@ -27,6 +27,7 @@ set -u
 
 targets=$CAUSALPROF_REPO/build/tests/targets
 . "$CAUSALPROF_REPO/tests/tap.sh"
+. "$CAUSALPROF_REPO/tests/causal.sh"
 
 # Points a prediction may be off: on this instrument cprof's errors were
 # within 4.4 (bench/RESULTS.md); a broken engine is off by 13 or more.
@@ -34,12 +35,7 @@ tol=${CAUSAL_TOL:-8}
 # Guest seconds a profiled run and a truth run last.
 run_s=${CAUSAL_RUN_S:-60}
 truth_s=${CAUSAL_TRUTH_S:-15}
-
-# The line number of the first line of FILE that has MARKER.
-line_of()
-{
-	grep -n -F -- "$2" "$1" | head -n 1 | cut -d: -f1
-}
+RECORD_TIMEOUT=$((run_s * 4))
 
 # rate BIN ARGS...: the events (rounds) per second of an unprofiled run.
 rate()
@@ -51,26 +47,6 @@ rate()
 truth()
 {
 	awk -v b="$1" -v k="$2" 'BEGIN { if (b > 0 && k > 0) printf "%.1f", 100 * (1 - b / k); else print "none" }'
-}
-
-# record NAME ARGS...: cprof record --causal ARGS into $tmp/NAME.data, its
-# report into $tmp/NAME.txt.
-record()
-{
-	name=$1
-	shift
-	if ! timeout $((run_s * 4)) "$CPROF" record --causal -o "$tmp/$name.data" "$@" \
-			> "$tmp/$name.out" 2> "$tmp/$name.err"; then
-		say "cprof record --causal $* failed; stderr:"
-		show "$tmp/$name.err"
-		return 1
-	fi
-	if ! "$CPROF" report --causal --top 20 -i "$tmp/$name.data" > "$tmp/$name.txt" \
-			2> "$tmp/$name.rerr"; then
-		say "cprof report --causal failed:"
-		show "$tmp/$name.rerr"
-		return 1
-	fi
 }
 
 # predicted NAME FILE:LINE AT: the report's program speedup at AT % of
@@ -146,43 +122,51 @@ test_barrier_default()
 	close_to bdef "$line_b" 40 "$tb40"
 }
 
+# two_lines NAME BIN SRC MAIN MKNOB OTHER OKNOB [ARG...] [-- POINT...]:
+# the truths of BIN ARGS with MAIN (its "/* MAIN line */" in SRC) 20 and
+# 40 % faster (MKNOB) and OTHER 40 % faster (OKNOB), then a --fixed-line
+# recording on each line, the point given by POINT..., set against them.
+# (NAME is kept in tn: record() sets name.)
+two_lines()
+{
+	tn=$1 bin=$2 src=$3 main=$4 mknob=$5 other=$6 oknob=$7
+	shift 7
+	args= point=
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		args="$args $1"
+		shift
+	done
+	[ $# -eq 0 ] || { shift; point="$*"; }
+	lmain=${src##*/}:$(line_of "$src" "/* $main line */")
+	lother=${src##*/}:$(line_of "$src" "/* $other line */")
+	# shellcheck disable=SC2086
+	{
+		base=$(rate "$bin" $args -d "$truth_s")
+		t20=$(truth "$base" "$(rate "$bin" $args -d "$truth_s" "$mknob" 20)")
+		t40=$(truth "$base" "$(rate "$bin" $args -d "$truth_s" "$mknob" 40)")
+		o40=$(truth "$base" "$(rate "$bin" $args -d "$truth_s" "$oknob" 40)")
+		say "$tn: $base events/s; truth: $main() 20 % $t20 %, 40 % $t40 %, $other() 40 % $o40 %"
+		record "${tn}_m" $point --fixed-line "$lmain" -- "$bin" $args -d "$run_s" || return 1
+		close_to "${tn}_m" "$lmain" 20 "$t20" || return 1
+		close_to "${tn}_m" "$lmain" 40 "$t40" || return 1
+		record "${tn}_o" $point --fixed-line "$lother" -- "$bin" $args -d "$run_s" || return 1
+	}
+	close_to "${tn}_o" "$lother" 40 "$o40"
+}
+
 # Two processes over a pipe, the point a FILE:LINE.
 test_pipe()
 {
-	pipe=$targets/gt_pipe
 	psrc=$CAUSALPROF_REPO/tests/targets/gt_pipe.c
-	point=gt_pipe.c:$(line_of "$psrc" '/* progress line */')
-	produce=gt_pipe.c:$(line_of "$psrc" '/* produce line */')
-	consume=gt_pipe.c:$(line_of "$psrc" '/* consume line */')
-	p0=$(rate "$pipe" -P -d "$truth_s")
-	tp20=$(truth "$p0" "$(rate "$pipe" -P -d "$truth_s" -p 20)")
-	tp40=$(truth "$p0" "$(rate "$pipe" -P -d "$truth_s" -p 40)")
-	tc40=$(truth "$p0" "$(rate "$pipe" -P -d "$truth_s" -c 40)")
-	say "pipe: $p0 items/s; truth: produce() 20 % $tp20 %, 40 % $tp40 %, consume() 40 % $tc40 %"
-	record pp --progress "$point" --fixed-line "$produce" -- "$pipe" -P -d "$run_s" || return 1
-	close_to pp "$produce" 20 "$tp20" || return 1
-	close_to pp "$produce" 40 "$tp40" || return 1
-	record pc --progress "$point" --fixed-line "$consume" -- "$pipe" -P -d "$run_s" || return 1
-	close_to pc "$consume" 40 "$tc40"
+	two_lines pipe "$targets/gt_pipe" "$psrc" produce -p consume -c -P \
+		-- --progress "gt_pipe.c:$(line_of "$psrc" '/* progress line */')"
 }
 
 # Four threads and a lock on a raw futex, the point from cprof.h.
 test_futex()
 {
-	futex=$targets/gt_futex_sdt
-	fsrc=$CAUSALPROF_REPO/tests/targets/gt_futex.c
-	crit=gt_futex.c:$(line_of "$fsrc" '/* crit line */')
-	other=gt_futex.c:$(line_of "$fsrc" '/* other line */')
-	f0=$(rate "$futex" -d "$truth_s")
-	ts20=$(truth "$f0" "$(rate "$futex" -d "$truth_s" -s 20)")
-	ts40=$(truth "$f0" "$(rate "$futex" -d "$truth_s" -s 40)")
-	to40=$(truth "$f0" "$(rate "$futex" -d "$truth_s" -o 40)")
-	say "futex: $f0 events/s; truth: crit() 20 % $ts20 %, 40 % $ts40 %, other() 40 % $to40 %"
-	record fc --fixed-line "$crit" -- "$futex" -d "$run_s" || return 1
-	close_to fc "$crit" 20 "$ts20" || return 1
-	close_to fc "$crit" 40 "$ts40" || return 1
-	record fo --fixed-line "$other" -- "$futex" -d "$run_s" || return 1
-	close_to fo "$other" 40 "$to40"
+	two_lines futex "$targets/gt_futex_sdt" "$CAUSALPROF_REPO/tests/targets/gt_futex.c" \
+		crit -s other -o
 }
 
 skip_reason="needs one vCPU under -icount (tests/vm/check runs it so)"
