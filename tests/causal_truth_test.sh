@@ -29,8 +29,8 @@ targets=$CAUSALPROF_REPO/build/tests/targets
 . "$CAUSALPROF_REPO/tests/tap.sh"
 . "$CAUSALPROF_REPO/tests/causal.sh"
 
-# Points a prediction may be off: on this instrument cprof's errors were
-# within 4.4 (bench/RESULTS.md); a broken engine is off by 13 or more.
+# Points a prediction may be off: in CI this test found cprof's errors
+# within 4.5; without wake-up inheritance one is off by 18.
 tol=${CAUSAL_TOL:-8}
 # Guest seconds a profiled run and a truth run last.
 run_s=${CAUSAL_RUN_S:-60}
@@ -76,50 +76,20 @@ close_to()
 	fi
 }
 
-barrier=$targets/gt_barrier
-bsrc=$CAUSALPROF_REPO/tests/targets/gt_barrier.c
-line_a=gt_barrier.c:$(line_of "$bsrc" '/* a line */')
-line_b=gt_barrier.c:$(line_of "$bsrc" '/* b line */')
-
-# The barrier's truths, measured once for the three tests that use them.
-barrier_truths()
+# truths NAME BIN ARGS MKNOB OKNOB: base (events per second of BIN ARGS),
+# t20 and t40 (the program speedup with MKNOB 20 and 40) and o40 (with
+# OKNOB 40), measured once per NAME ($tmp/NAME.truth).
+truths()
 {
-	[ -z "${b0:-}" ] || return 0
-	b0=$(rate "$barrier" -d "$truth_s")
-	ta20=$(truth "$b0" "$(rate "$barrier" -d "$truth_s" -a 20)")
-	ta40=$(truth "$b0" "$(rate "$barrier" -d "$truth_s" -a 40)")
-	tb40=$(truth "$b0" "$(rate "$barrier" -d "$truth_s" -b 40)")
-	say "barrier: $b0 rounds/s; truth: a() 20 % $ta20 %, a() 40 % $ta40 %, b() 40 % $tb40 %"
-}
-
-# --fixed-line on each line, the point a function (a uprobe).
-test_barrier_fixed()
-{
-	barrier_truths
-	record bfa --progress progress --fixed-line "$line_a" -- "$barrier" -d "$run_s" || return 1
-	close_to bfa "$line_a" 20 "$ta20" || return 1
-	close_to bfa "$line_a" 40 "$ta40" || return 1
-	record bfb --progress progress --fixed-line "$line_b" -- "$barrier" -d "$run_s" || return 1
-	close_to bfb "$line_b" 40 "$tb40"
-}
-
-# Default mode: cprof picks the lines from the samples; a() has the most
-# impact, and its curve and b()'s match the truth.
-test_barrier_default()
-{
-	barrier_truths
-	record bdef --progress progress -- "$barrier" -d $((run_s * 3)) || return 1
-	top=$(grep -m 1 -E '^ +[-+][0-9.]+ %  ' "$tmp/bdef.txt")
-	case $top in
-	*"$line_a "*) ;;
-	*)
-		say "the line of most impact is not a()'s: $top"
-		show "$tmp/bdef.txt"
-		return 1
-		;;
-	esac
-	close_to bdef "$line_a" 40 "$ta40" || return 1
-	close_to bdef "$line_b" 40 "$tb40"
+	# shellcheck disable=SC2086
+	if [ ! -s "$tmp/$1.truth" ]; then
+		base=$(rate "$2" $3 -d "$truth_s")
+		echo "$base" \
+			"$(truth "$base" "$(rate "$2" $3 -d "$truth_s" "$4" 20)")" \
+			"$(truth "$base" "$(rate "$2" $3 -d "$truth_s" "$4" 40)")" \
+			"$(truth "$base" "$(rate "$2" $3 -d "$truth_s" "$5" 40)")" > "$tmp/$1.truth"
+	fi
+	read -r base t20 t40 o40 < "$tmp/$1.truth"
 }
 
 # two_lines NAME BIN SRC MAIN MKNOB OTHER OKNOB [ARG...] [-- POINT...]:
@@ -131,7 +101,7 @@ two_lines()
 {
 	tn=$1 bin=$2 src=$3 main=$4 mknob=$5 other=$6 oknob=$7
 	shift 7
-	args= point=
+	args='' point=''
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		args="$args $1"
 		shift
@@ -139,19 +109,46 @@ two_lines()
 	[ $# -eq 0 ] || { shift; point="$*"; }
 	lmain=${src##*/}:$(line_of "$src" "/* $main line */")
 	lother=${src##*/}:$(line_of "$src" "/* $other line */")
+	truths "$tn" "$bin" "$args" "$mknob" "$oknob"
+	say "$tn: $base events/s; truth: $main() 20 % $t20 %, 40 % $t40 %, $other() 40 % $o40 %"
 	# shellcheck disable=SC2086
 	{
-		base=$(rate "$bin" $args -d "$truth_s")
-		t20=$(truth "$base" "$(rate "$bin" $args -d "$truth_s" "$mknob" 20)")
-		t40=$(truth "$base" "$(rate "$bin" $args -d "$truth_s" "$mknob" 40)")
-		o40=$(truth "$base" "$(rate "$bin" $args -d "$truth_s" "$oknob" 40)")
-		say "$tn: $base events/s; truth: $main() 20 % $t20 %, 40 % $t40 %, $other() 40 % $o40 %"
 		record "${tn}_m" $point --fixed-line "$lmain" -- "$bin" $args -d "$run_s" || return 1
 		close_to "${tn}_m" "$lmain" 20 "$t20" || return 1
 		close_to "${tn}_m" "$lmain" 40 "$t40" || return 1
 		record "${tn}_o" $point --fixed-line "$lother" -- "$bin" $args -d "$run_s" || return 1
 	}
 	close_to "${tn}_o" "$lother" 40 "$o40"
+}
+
+barrier=$targets/gt_barrier
+bsrc=$CAUSALPROF_REPO/tests/targets/gt_barrier.c
+
+# --fixed-line on each line, the point a function (a uprobe).
+test_barrier_fixed()
+{
+	two_lines barrier "$barrier" "$bsrc" a -a b -b -- --progress progress
+}
+
+# Default mode: cprof picks the lines from the samples; a() has the most
+# impact, and its curve and b()'s match the truth.
+test_barrier_default()
+{
+	line_a=gt_barrier.c:$(line_of "$bsrc" '/* a line */')
+	line_b=gt_barrier.c:$(line_of "$bsrc" '/* b line */')
+	truths barrier "$barrier" "" -a -b
+	record bdef --progress progress -- "$barrier" -d $((run_s * 3)) || return 1
+	top=$(grep -m 1 -E '^ +[-+][0-9.]+ %  ' "$tmp/bdef.txt")
+	case $top in
+	*"$line_a "*) ;;
+	*)
+		say "the line of most impact is not a()'s: $top"
+		show "$tmp/bdef.txt"
+		return 1
+		;;
+	esac
+	close_to bdef "$line_a" 40 "$t40" || return 1
+	close_to bdef "$line_b" 40 "$o40"
 }
 
 # Two processes over a pipe, the point a FILE:LINE.
