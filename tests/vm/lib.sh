@@ -40,7 +40,8 @@ list_programs()
 # module hooks stay enabled, and their static calls on the iterator,
 # through their trace events in two instances (recording nothing:
 # tracing_on is 0), and perf_event_mmap() keeps an ftrace-based kprobe
-# (the module's own kprobe then joins it instead of arming the site).
+# (the module's own kprobe then joins it instead of arming the site), and
+# a per-task perf event keeps perf's context-switch key enabled.
 # Prints what failed and returns non-zero if it could not.
 pin_patch_sites()
 {
@@ -64,4 +65,15 @@ pin_patch_sites()
 	echo 'p:cprof_pin/perf_event_mmap perf_event_mmap' >> "$pin_t/kprobe_events" &&
 		echo 1 > "$pin_t/events/cprof_pin/perf_event_mmap/enable" ||
 		{ echo "cannot probe perf_event_mmap"; return 1; }
+	# perf's own tests (symbols_test) run `perf record` on a task: its
+	# first per-task event enables perf_sched_events, which patches the
+	# context-switch hooks in __schedule, and the key is disabled again a
+	# second after its last event. One per-task event held for the whole
+	# boot (a dummy, counting nothing) keeps that key enabled.
+	if command -v perf > /dev/null; then
+		perf stat -e dummy -o /dev/null -- sleep 2147483647 \
+			> /dev/null 2>&1 < /dev/null &
+		sleep 1
+		kill -0 $! 2> /dev/null || { echo "cannot hold a per-task perf event"; return 1; }
+	fi
 }
