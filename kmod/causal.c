@@ -10,7 +10,8 @@
  * than the threads that are even: its hits add to the global delay.
  * Every target thread owes global - local (plus a lag, below) and pays by
  * sleeping in task context: the overflow handler queues task_work that
- * runs on the thread's return to user mode. A new thread starts owing what
+ * runs on the thread's return to user mode, and so does the wake-up of a
+ * thread that owes (queue_wake_payment()). A new thread starts owing what
  * its parent owes.
  *
  * Wake-ups (cp_causal_wake()) follow Coz's rule, with what Coz gets from
@@ -678,6 +679,42 @@ static bool inherit = true;
 module_param(inherit, bool, 0644);
 MODULE_PARM_DESC(inherit, "Wake-ups pass the waker's delay on (default 1; 0 to measure without)");
 
+static bool wake_payments = true;
+module_param(wake_payments, bool, 0644);
+MODULE_PARM_DESC(wake_payments, "A woken thread pays what it owes on its way to user mode (default 1; 0 to measure without)");
+
+/*
+ * A thread that mostly waits (a timed sleep, I/O, a peer) is rarely
+ * sampled in user mode, so a payment queued only from samples would
+ * rarely come: it would carry what it owes from wait to wait, and the
+ * threads waiting for it would never see the delay. So a woken target
+ * that owes at least min_pause_us also gets its payment queued, to run on
+ * its way back to user mode from the wait (TWA_RESUME: a flag on a task
+ * that is not running yet, or an IPI where it still is). Under wakee's
+ * pi_lock, from task or interrupt context; never NMI.
+ */
+static void queue_wake_payment(struct task_struct *p, struct cp_task *t, u32 id)
+{
+	if (!READ_ONCE(wake_payments) || (p->flags & (PF_KTHREAD | PF_EXITING)))
+		return;
+	if (atomic_read(&t->flags) & (CP_TASK_EXEMPT | CP_TASK_PAYING))
+		return;
+	if (owed(t) < (s64)READ_ONCE(min_pause_us) * NSEC_PER_USEC)
+		return;
+	if (atomic_fetch_or(CP_TASK_QUEUED, &t->flags) & CP_TASK_QUEUED)
+		return;
+	if (!try_module_get(THIS_MODULE)) {
+		atomic_andnot(CP_TASK_QUEUED, &t->flags);
+		return;
+	}
+	t->exp = id;
+	init_task_work(&t->work, pay);
+	if (task_work_add(p, &t->work, TWA_RESUME)) {
+		atomic_andnot(CP_TASK_QUEUED, &t->flags);
+		module_put(THIS_MODULE);
+	}
+}
+
 /*
  * A target task blocks (schedule() with prev_state set): the global delay,
  * what it owes and the time now, so that its wake-up credits what was
@@ -746,16 +783,19 @@ static s64 still_owed(s64 debt, s64 inserted, s64 waited)
  */
 void cp_causal_wake(struct task_struct *wakee, bool by_target)
 {
+	u32 id = exp_current();
 	struct cp_task *w, *u;
 	s64 global, debt, mine;
 
-	if (!exp_current() || !READ_ONCE(inherit))
+	if (!id || !READ_ONCE(inherit))
 		return;
 	if (!by_target || !in_task()) {
 		/* Woken, but not by a target thread: no credit, and none later. */
 		u = cp_task_get(wakee->pid, false);
-		if (u && (atomic_read(&u->flags) & CP_TASK_BLOCKED))
+		if (u && (atomic_read(&u->flags) & CP_TASK_BLOCKED)) {
 			atomic_andnot(CP_TASK_BLOCKED, &u->flags);
+			queue_wake_payment(wakee, u, id);
+		}
 		return;
 	}
 	w = cp_task_get(current->pid, false);
@@ -774,6 +814,7 @@ void cp_causal_wake(struct task_struct *wakee, bool by_target)
 		atomic64_set(&u->local, global);
 		atomic64_set(&u->lag, debt);
 		atomic64_inc(&exp.inherited);
+		queue_wake_payment(wakee, u, id);
 		return;
 	}
 	/* Not marked: woken before it switched out. No wait to credit. */
@@ -790,6 +831,7 @@ void cp_causal_wake(struct task_struct *wakee, bool by_target)
 	atomic64_set(&u->local, global);
 	atomic64_set(&u->lag, max(mine, debt));
 	atomic64_inc(&exp.inherited);
+	queue_wake_payment(wakee, u, id);
 }
 
 void cp_causal_exit(struct task_struct *t)

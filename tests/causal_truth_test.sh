@@ -166,6 +166,35 @@ test_futex()
 		crit -s other -o
 }
 
+# Thread 2 waits (a timed sleep, -w) for half of a()'s time instead of
+# running b(): on one CPU too, a() runs while it sleeps, a round is max(a,
+# wait), and the truth saturates past a() 50 %. The prediction must follow
+# it up and stay flat past it: thread 2, rarely on the CPU, must pay the
+# delay inserted while it slept once its timer wakes it.
+test_barrier_wait()
+{
+	la=gt_barrier.c:$(line_of "$bsrc" '/* a line */')
+	if [ ! -s "$tmp/wait.truth" ]; then
+		# a()'s time: a round when b() does nothing
+		r=$(rate "$barrier" -b 100 -d "$truth_s")
+		w=$(awk -v r="$r" 'BEGIN { if (r > 0) printf "%d", 1e6 / r / 2 }')
+		[ -n "$w" ] || { say "no rate from gt_barrier -b 100"; return 1; }
+		base=$(rate "$barrier" -w "$w" -d "$truth_s")
+		echo "$w $base" \
+			"$(truth "$base" "$(rate "$barrier" -w "$w" -d "$truth_s" -a 40)")" \
+			"$(truth "$base" "$(rate "$barrier" -w "$w" -d "$truth_s" -a 60)")" \
+			"$(truth "$base" "$(rate "$barrier" -w "$w" -d "$truth_s" -a 80)")" \
+			> "$tmp/wait.truth"
+	fi
+	read -r w base t40 t60 t80 < "$tmp/wait.truth"
+	say "barrier -w $w: $base events/s; truth: a() 40 % $t40 %, 60 % $t60 %, 80 % $t80 %"
+	record bwait --progress progress --fixed-line "$la" -- "$barrier" -w "$w" -d "$run_s" ||
+		return 1
+	close_to bwait "$la" 40 "$t40" || return 1
+	close_to bwait "$la" 60 "$t60" || return 1
+	close_to bwait "$la" 80 "$t80"
+}
+
 skip_reason="needs one vCPU under -icount (tests/vm/check runs it so)"
 # The skip of a test that runs only under -icount.
 deterministic()
@@ -180,11 +209,13 @@ t_barrier_fixed() { deterministic || return 4; test_barrier_fixed; }
 t_barrier_default() { deterministic || return 4; test_barrier_default; }
 t_pipe() { deterministic || return 4; test_pipe; }
 t_futex() { deterministic || return 4; test_futex; }
+t_barrier_wait() { deterministic || return 4; test_barrier_wait; }
 
 echo "TAP version 13"
-echo "1..4"
+echo "1..5"
 run_test "barrier, --fixed-line a() and b(), point a function: within $tol points" t_barrier_fixed
 run_test "barrier, default mode: a() first, a() and b() within $tol points" t_barrier_default
 run_test "pipe between processes, point FILE:LINE: produce() and consume() within $tol points" t_pipe
 run_test "raw futex lock, point cprof.h: crit() and other() within $tol points" t_futex
+run_test "barrier, thread 2 a timed wait: a() rises, flat past 50 %, within $tol points" t_barrier_wait
 totals

@@ -3,7 +3,7 @@
  * Ground truth for causal profiles: two threads meet at a barrier every
  * round; thread 1 runs a() (two units of work), thread 2 runs b() (one).
  *
- *	gt_barrier [-d SEC] [-a PCT] [-b PCT] [-u ITERS]
+ *	gt_barrier [-d SEC] [-a PCT] [-b PCT] [-u ITERS] [-w USEC]
  *
  * -a and -b really shorten a() and b() by PCT % (fewer iterations of their
  * loops), -u sets a unit (default 500000 iterations), -d how long it runs
@@ -15,6 +15,13 @@
  * it as one line. At exit it prints "rounds N elapsed_ns T rate R" (rounds
  * per second). Thread 1 runs on CPU 0, thread 2 on CPU 1 (gt_pin()): the
  * truth is that of two threads in parallel.
+ *
+ * -w USEC: thread 2 waits USEC us in a timed sleep (clock_nanosleep())
+ * instead of running b(), as a thread waiting for I/O does. Then the truth
+ * saturates on one CPU too: a() runs while thread 2 sleeps, a round takes
+ * max(a, USEC), and with USEC half of a() the program stops improving past
+ * a() 50 % faster. (With b() on one CPU, the threads share it: a round is
+ * a + b.)
  */
 #define _GNU_SOURCE
 #include "gt.h"
@@ -49,7 +56,7 @@ static volatile int stop;
  * thread 2 has read round N's.
  */
 static volatile int last[2];
-static long a_iters, b_iters;
+static long a_iters, b_iters, wait_us = -1;
 static uint64_t rounds;
 static pthread_barrier_t barrier;
 
@@ -105,7 +112,17 @@ static void *thread2(void *arg)
 	(void)arg;
 	gt_pin(1);
 	do {
-		b();
+		if (wait_us >= 0) {
+			struct timespec ts = {
+				.tv_sec = wait_us / 1000000,
+				.tv_nsec = wait_us % 1000000 * 1000,
+			};
+
+			while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts))
+				;
+		} else {
+			b();
+		}
 		pthread_barrier_wait(&barrier);
 	} while (!last[n++ & 1]);
 	return NULL;
@@ -130,18 +147,19 @@ int main(int argc, char *argv[])
 	pthread_t t[2];
 	int c;
 
-	while ((c = getopt(argc, argv, "d:a:b:u:")) != -1) {
+	while ((c = getopt(argc, argv, "d:a:b:u:w:")) != -1) {
 		switch (c) {
 		case 'd': secs = atol(optarg); break;
 		case 'a': a_pct = percent(optarg); break;
 		case 'b': b_pct = percent(optarg); break;
 		case 'u': unit = atol(optarg); break;
+		case 'w': wait_us = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: gt_barrier [-d SEC] [-a PCT] [-b PCT] [-u ITERS]\n");
+			fprintf(stderr, "usage: gt_barrier [-d SEC] [-a PCT] [-b PCT] [-u ITERS] [-w USEC]\n");
 			return 2;
 		}
 	}
-	if (secs <= 0 || unit <= 0)
+	if (secs <= 0 || unit <= 0 || (wait_us < 0 && wait_us != -1))
 		return 2;
 	a_iters = 2 * unit * (100 - a_pct) / 100;
 	b_iters = unit * (100 - b_pct) / 100;
