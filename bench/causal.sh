@@ -12,6 +12,9 @@
 #   futex    4 threads, a lock on a raw futex, critical section 2 units,
 #            other work 0.5 (truth: crit() about x, other() 0); point:
 #            cprof.h (gt_futex_sdt)
+#   wait     the barrier with thread 2 a timed sleep (-w) of half a()'s
+#            time instead of b(): on one CPU too the truth saturates
+#            (a() min(x, 50 %)); columns a() 20, 40, 60 and 80 %
 #
 # and the barrier once more with its point from Coz's coz.h, default mode.
 #
@@ -32,14 +35,14 @@
 # measured through TCG's noise).
 #
 # Env: CAUSALPROF_REPO, CAUSALPROF_KO, CPROF (set by the VM harness);
-# PROGS (default "barrier pipe futex", or comma-separated), REPS (truth rounds, default 5),
+# PROGS (default "barrier pipe futex wait", or comma-separated), REPS (truth rounds, default 5),
 # TRUTH_S (seconds a truth run, default 6), RUN_S (seconds a profiled run,
 # default 90), COZ (0: leave Coz out).
 
 repo=${CAUSALPROF_REPO:?}
 targets=$repo/build/tests/targets
 viewer=/usr/share/coz-profiler/viewer/js/profile.js
-progs=$(echo "${PROGS:-barrier pipe futex}" | tr , " ")
+progs=$(echo "${PROGS:-barrier pipe futex wait}" | tr , " ")
 reps=${REPS:-5}
 truth_s=${TRUTH_S:-6}
 run_s=${RUN_S:-90}
@@ -62,7 +65,12 @@ prog()
 	futex)
 		bin=gt_futex main=crit other=other mknob=-s oknob=-o point=
 		what="raw futex lock, 4 threads, point cprof.h" ;;
+	wait)
+		bin=gt_barrier main=a other=a mknob=-a oknob=-a point="--progress progress"
+		what="barrier, thread 2 a timed sleep of half a()'s time (-w), point a function" ;;
 	esac
+	extra=
+	ocol=40
 	src=$repo/tests/targets/$bin.c
 	cozbin=$targets/${bin}_coz
 	args="-d $run_s"
@@ -72,6 +80,15 @@ prog()
 		point="--progress $bin.c:$(grep -n '/\* progress line' "$src" | cut -d: -f1)" ;;
 	futex)
 		bin=gt_futex_sdt ;;
+	wait)
+		# a()'s time: a round when b() does nothing (-b 100)
+		for r in $(seq "$reps"); do
+			"$targets/$bin" -d "$truth_s" -b 100 | sed -n 's/.*rate //p'
+		done > "$tmp/rate.calib"
+		extra="-w $(median < "$tmp/rate.calib" | awk '{ printf "%d", 1e6 / $1 / 2 }')"
+		args="$args $extra"
+		what="$what: $extra"
+		ocol=80 ;;
 	esac
 	lmain=$(grep -n "/\* $main line" "$src" | cut -d: -f1)
 	lother=$(grep -n "/\* $other line" "$src" | cut -d: -f1)
@@ -198,13 +215,13 @@ echo "RESULT (cprof: its report; Coz: its viewer). In brackets: prediction - tru
 for p in $progs; do
 	prog "$p"
 	rm -f "$tmp"/rate.*
-	knobs="base:|m20:$mknob 20|m40:$mknob 40|m60:$mknob 60|o40:$oknob 40"
+	knobs="base:|m20:$mknob 20|m40:$mknob 40|m60:$mknob 60|o40:$oknob $ocol"
 	r=1
 	while [ "$r" -le "$reps" ]; do
 		IFS='|'
 		for k in $knobs; do
 			IFS=' '
-			"$targets/$bin" -d "$truth_s" ${k#*:} | sed -n 's/.*rate //p' >> "$tmp/rate.${k%%:*}"
+			"$targets/$bin" -d "$truth_s" $extra ${k#*:} | sed -n 's/.*rate //p' >> "$tmp/rate.${k%%:*}"
 		done
 		IFS=' '
 		r=$((r + 1))
@@ -212,8 +229,10 @@ for p in $progs; do
 
 	run_cprof cdef "$targets/$bin"
 	run_cprof cfix "$targets/$bin" --fixed-line "$base:$lmain"
-	run_cprof cfixo "$targets/$bin" --fixed-line "$base:$lother"
-	cat "$tmp/cfixo.o" >> "$tmp/cfix.o"
+	if [ "$p" != wait ]; then
+		run_cprof cfixo "$targets/$bin" --fixed-line "$base:$lother"
+		cat "$tmp/cfixo.o" >> "$tmp/cfix.o"
+	fi
 	tools="cdef cfix"
 	if [ "$p" = barrier ] && [ -x "$cozbin" ]; then
 		point=
@@ -223,15 +242,17 @@ for p in $progs; do
 	if [ "$use_coz" = 1 ] && [ -x "$cozbin" ]; then
 		run_coz zdef
 		run_coz zfix --fixed-line "$src:$lmain"
-		run_coz zfixo --fixed-line "$src:$lother"
-		cat "$tmp/zfixo.o" >> "$tmp/zfix.o"
+		if [ "$p" != wait ]; then
+			run_coz zfixo --fixed-line "$src:$lother"
+			cat "$tmp/zfixo.o" >> "$tmp/zfix.o"
+		fi
 		tools="$tools zdef zfix"
 	fi
 
 	echo "RESULT "
 	echo "RESULT ### $what"
 	echo "RESULT "
-	echo "RESULT | tool | $main() 20 % | $main() 40 % | $main() 60 % | $other() 40 % |"
+	echo "RESULT | tool | $main() 20 % | $main() 40 % | $main() 60 % | $other() $ocol % |"
 	echo "RESULT | --- | --- | --- | --- | --- |"
 	row="| truth (spread) |"
 	for k in m20 m40 m60 o40; do
@@ -244,7 +265,11 @@ for p in $progs; do
 			v=$(near "$tmp/$t.m" "$at")
 			row="$row $v ($(err "$v" "$(truth "m$at")")) |"
 		done
-		v=$(near "$tmp/$t.o" 40)
+		if [ "$p" = wait ]; then
+			v=$(near "$tmp/$t.m" 80)
+		else
+			v=$(near "$tmp/$t.o" 40)
+		fi
 		row="$row $v ($(err "$v" "$(truth o40)")) |"
 		echo "RESULT $row"
 	done
