@@ -10,7 +10,7 @@
  * 1/4 (the baseline every line's curve is measured against), else one of
  * 0, 5, ..., 100 %. How long: min_ns at first, doubled (up to max_ns) after
  * an experiment in which some progress point had fewer than target_visits
- * visits, halved (down to min_ns) after one in which every point had four
+ * visits (or made long enough for them at the rate it saw: longer()), halved (down to min_ns) after one in which every point had four
  * times that. The cool-off after an experiment lasts at least COOLOFF_MIN_NS
  * and at least COOLOFF_FACTOR times the delay it inserted, so that queues
  * that built up while some threads were delayed (a pipe filled by a
@@ -430,6 +430,24 @@ static uint64_t fewest_visits(const struct cp_xp *x, const struct causalprof_exp
 	return fewest == UINT64_MAX ? 0 : fewest;
 }
 
+/*
+ * The next length after an experiment with too few visits: twice as long,
+ * or, when it had some, long enough for a quarter more than the target at
+ * the rate it saw, if that is longer (up to max_ns). Each short experiment
+ * is a window of one or two visits, whose count is off by up to one: a
+ * program with slow progress would otherwise spend its first experiments
+ * doubling through them.
+ */
+static uint64_t longer(const struct cp_xp *x, uint64_t visits)
+{
+	double want = visits && x->rate > 0 ? 1.25e9 * x->o.target_visits / x->rate : 0;
+	uint64_t len = x->len_ns * 2;
+
+	if (want > len)
+		len = want < x->o.max_ns ? (uint64_t)want : x->o.max_ns;
+	return len < x->o.max_ns ? len : x->o.max_ns;
+}
+
 static void on_experiment(struct cp_xp *x, const struct causalprof_experiment *e,
 			  uint16_t flags)
 {
@@ -455,7 +473,7 @@ static void on_experiment(struct cp_xp *x, const struct causalprof_experiment *e
 	if (e->wall_ns > e->inserted_ns)
 		x->rate = visits * 1e9 / (e->wall_ns - e->inserted_ns);
 	if (visits < x->o.target_visits)
-		x->len_ns = x->len_ns * 2 < x->o.max_ns ? x->len_ns * 2 : x->o.max_ns;
+		x->len_ns = longer(x, visits);
 	else if (visits >= 4ULL * x->o.target_visits)
 		x->len_ns = x->len_ns / 2 > x->o.min_ns ? x->len_ns / 2 : x->o.min_ns;
 	cool = COOLOFF_FACTOR * e->inserted_ns;
