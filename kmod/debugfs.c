@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs/causalprof: read-only views for developers of the module-wide
+ * and per-CPU counters, the causal engine and the progress points.
+ */
 
 #include "causal.h"
 #include "debugfs.h"

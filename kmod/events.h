@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The events a session may sample: validation, text names and
+ * perf_event_attr (see events.c).
+ */
+
 #ifndef _CAUSALPROF_EVENTS_H
 #define _CAUSALPROF_EVENTS_H
 

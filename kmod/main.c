@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The module's entry points: brings its layers up bottom first (session,
+ * debugfs, /proc, netlink last) and tears them down in reverse.
+ */
 
 #include "causal.h"
 #include "compat.h"

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family: parses and checks each request, calls the
+ * session layer, and carries a session's records to its owner's socket.
+ */
 
 #include "causal.h"
 #include "events.h"

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The generic netlink family, the module's top layer: only its init
+ * and uninit are called from outside (see netlink.c).
+ */
+
 #ifndef _CAUSALPROF_NETLINK_H
 #define _CAUSALPROF_NETLINK_H
 

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/causalprof: status, experiment and progress views, and control,
+ * the text interface that drives a session as netlink requests do.
+ */
 
 #include "causal.h"
 #include "events.h"

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * /proc/causalprof, the text interface (see
+ * proc.c).
+ */
+
 #ifndef _CAUSALPROF_PROC_H
 #define _CAUSALPROF_PROC_H
 

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The one session: start and stop, who may control it, its experiments
+ * and progress points, and its end when the owner's socket closes.
+ */
 
 #include "access.h"
 #include "causal.h"

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The session layer's interface, used by netlink.c and proc.c: start,
+ * stop, status, experiments and progress points of the one session.
+ */
+
 #ifndef _CAUSALPROF_SESSION_H
 #define _CAUSALPROF_SESSION_H
 

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Module-wide counters since load, and their names as /proc, debugfs
+ * and netlink show them.
+ */
 
 #include "stats.h"
 

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Module-wide counters, safe from any context, indexed by enum
+ * causalprof_stat (see stats.c).
+ */
+
 #ifndef _CAUSALPROF_STATS_H
 #define _CAUSALPROF_STATS_H
 
