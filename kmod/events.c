@@ -5,7 +5,7 @@
  */
 
 #include "events.h"
-#include "session.h"
+#include "shared.h"
 
 #include <linux/atomic.h>
 #include <linux/cpumask.h>

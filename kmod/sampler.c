@@ -16,7 +16,7 @@
 #include "events.h"
 #include "ring.h"
 #include "sampler.h"
-#include "session.h"
+#include "shared.h"
 #include "stack.h"
 #include "stats.h"
 #include "stream.h"

@@ -19,6 +19,7 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/init.h>
+#include <linux/mutex.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
 #include <linux/perf_event.h>
@@ -27,8 +28,47 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
+#include <linux/spinlock.h>
 #include <linux/threads.h>
+#include <linux/uidgid.h>
 #include <linux/workqueue.h>
+
+/*
+ * The module runs one session at a time; this is it. A session goes
+ * idle -> recording -> stopping -> idle. Everything here is stable under
+ * lock.
+ */
+struct cp_session {
+	struct mutex lock;	/* held by start and stop throughout */
+	enum causalprof_state state;
+	bool closing;		/* the module is unloading: no new session */
+	u64 id;			/* current or last session; 0: none yet */
+	struct cp_config cfg;	/* of the current or last session */
+	struct pid *target;	/* held while recording; NULL if system-wide */
+	kuid_t uid;		/* the starter's euid: a /proc session's owner */
+
+	/*
+	 * The netlink release notifier runs inside every netlink socket's
+	 * close, so it must neither wait for lock nor do the stop (which will
+	 * tear down samplers and flush the stream) itself. It reads cfg.owner
+	 * and id under owner_lock, which their writers take inside lock, and
+	 * names the session in release_id for release_work to stop.
+	 */
+	spinlock_t owner_lock;
+	u64 release_id;
+	struct work_struct release_work;
+
+	/*
+	 * A stopping session whose owner's socket was too full for the last
+	 * records: finish_work tries again until stop_deadline.
+	 */
+	struct delayed_work finish_work;
+	unsigned long stop_deadline;
+
+	/* Stops experiment exp_id once it has run max_experiment_s. */
+	struct delayed_work exp_timeout;
+	u32 exp_id;
+};
 
 /*
  * An experiment that runs this long stops by itself: a controlling script

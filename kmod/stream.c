@@ -39,7 +39,7 @@
 #include "causal.h"
 #include "netlink.h"
 #include "ring.h"
-#include "session.h"
+#include "shared.h"
 #include "stats.h"
 #include "stream.h"
 
