@@ -247,7 +247,6 @@ static int parse_start(struct genl_info *info, struct cp_config *cfg)
 static struct cp_owner sender(struct sk_buff *skb, struct genl_info *info)
 {
 	return (struct cp_owner){
-		.net = genl_info_net(info),
 		.portid = info->snd_portid,
 		.sk = NETLINK_CB(skb).sk,
 	};

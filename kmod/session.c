@@ -32,6 +32,8 @@
 #include <linux/threads.h>
 #include <linux/uidgid.h>
 #include <linux/workqueue.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
 
 /*
  * The module runs one session at a time; this is it. A session goes
@@ -301,7 +303,7 @@ static int experiment_stop_locked(u16 flags)
  */
 static void stop_locked(void)
 {
-	bool owned = sess.cfg.owner.net;
+	bool owned = sess.cfg.owner.sk;
 
 	lockdep_assert_held(&sess.lock);
 
@@ -368,12 +370,12 @@ int causalprof_session_stop(const struct cp_owner *who, bool admin,
 		ret = -ENOENT;
 		goto out_unlock;
 	}
-	if (sess.cfg.owner.net && !admin && !(who && owner_eq(who, &sess.cfg.owner))) {
+	if (sess.cfg.owner.sk && !admin && !(who && owner_eq(who, &sess.cfg.owner))) {
 		NL_SET_ERR_MSG(extack, "only the session's owner or CAP_SYS_ADMIN may stop it");
 		ret = -EPERM;
 		goto out_unlock;
 	}
-	if (!sess.cfg.owner.net && !admin && !starter()) {
+	if (!sess.cfg.owner.sk && !admin && !starter()) {
 		NL_SET_ERR_MSG(extack, "only its starter or CAP_SYS_ADMIN may stop the session");
 		ret = -EPERM;
 		goto out_unlock;
@@ -431,8 +433,8 @@ static int may_control(const struct cp_owner *who, struct netlink_ext_ack *extac
 		NL_SET_ERR_MSG(extack, "no session is running");
 		return -ENOENT;
 	}
-	if (!sess.cfg.owner.net != !who || (who && !owner_eq(who, &sess.cfg.owner))) {
-		if (sess.cfg.owner.net)
+	if (!sess.cfg.owner.sk != !who || (who && !owner_eq(who, &sess.cfg.owner))) {
+		if (sess.cfg.owner.sk)
 			NL_SET_ERR_MSG(extack, "only the session's owner may do this");
 		else
 			NL_SET_ERR_MSG(extack, "the session is controlled through /proc");
@@ -592,7 +594,7 @@ int causalprof_session_status(struct cp_status *st)
 			st->has_target = true;
 			st->target_pid = pid_vnr(sess.target);
 		}
-		st->owner = sess.cfg.owner.net ? CAUSALPROF_OWNER_NETLINK :
+		st->owner = sess.cfg.owner.sk ? CAUSALPROF_OWNER_NETLINK :
 			    CAUSALPROF_OWNER_PROC;
 	}
 	mutex_unlock(&sess.lock);
@@ -646,7 +648,7 @@ static int release_notify(struct notifier_block *nb, unsigned long event, void *
 	 * sending here, before this socket's close returns.
 	 */
 	spin_lock(&sess.owner_lock);
-	if (sess.cfg.owner.net && sess.cfg.owner.net == n->net &&
+	if (sess.cfg.owner.sk && net_eq(sock_net(sess.cfg.owner.sk), n->net) &&
 	    sess.cfg.owner.portid == n->portid) {
 		cp_stream_owner_gone();
 		sess.release_id = sess.id;

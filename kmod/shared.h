@@ -10,7 +10,6 @@
 #include <linux/causalprof.h>
 #include <linux/types.h>
 
-struct net;
 struct sock;
 
 #define CP_EVENT_NAME_LEN	64
@@ -29,13 +28,13 @@ struct cp_event {
  * closing stops it, and it receives the session's records. The socket
  * itself is the owner, compared by sk: its port id is freed when it
  * closes, before the release notifier runs, and may be bound again by
- * anyone at once. net and portid only match that notification. The stream
- * holds a reference on sk for as long as the session names it, so no other
- * socket can take its address meanwhile. net NULL means no owner (started
- * through /proc).
+ * anyone at once. portid (with sk's net) only matches that notification.
+ * The stream holds a reference on sk for as long as the session names it,
+ * so no other socket can take its address meanwhile. sk NULL means no
+ * owner (started through /proc). The family is not netnsok: every owner
+ * is in the initial network namespace.
  */
 struct cp_owner {
-	struct net *net;
 	u32 portid;
 	struct sock *sk;
 };

@@ -501,7 +501,7 @@ int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack 
 	strm.sb_lost = 0;
 	strm.sb_lost_seen = 0;
 	strm.id = id;
-	strm.sk = cfg->owner.net ? cfg->owner.sk : NULL;
+	strm.sk = cfg->owner.sk;
 	if (strm.sk)
 		sock_hold(strm.sk);
 	WRITE_ONCE(strm.gone, false);
