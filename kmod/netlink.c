@@ -243,12 +243,50 @@ static int parse_start(struct genl_info *info, struct cp_config *cfg)
 	return 0;
 }
 
+/*
+ * One CAUSALPROF_CMD_RECORDS message to a session's owner, queued on its
+ * socket itself: not sent to its port id, which another socket may have
+ * bound since the owner closed (see struct cp_owner). The caller holds a
+ * reference on sk and has checked that it is not dead; one that dies
+ * meanwhile frees the message with its queue. Never blocks: -EAGAIN when
+ * the owner's receive queue is full. A message the owner's socket filter
+ * refuses counts as delivered, as netlink_unicast() has it. The stream
+ * calls it, as the owner's send (see struct cp_owner).
+ */
+static int send_records(struct sock *sk, u64 id, const void *recs, size_t len)
+{
+	enum skb_drop_reason reason;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)) + nla_total_size(0) +
+			  nla_total_size(len), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put(msg, 0, 0, &genl_family, 0, CAUSALPROF_CMD_RECORDS);
+	if (!hdr || nla_put_u64_64bit(msg, CAUSALPROF_A_SESSION_ID, id, CAUSALPROF_A_PAD) ||
+	    (!IS_ALIGNED(skb_tail_pointer(msg) - (u8 *)nlmsg_hdr(msg) + NLA_HDRLEN, 8) &&
+	     nla_put(msg, CAUSALPROF_A_PAD, 0, NULL)) ||
+	    nla_put(msg, CAUSALPROF_A_RECORDS, len, recs)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	ret = sock_queue_rcv_skb_reason(sk, msg, &reason);
+	if (!ret)
+		return 0;
+	kfree_skb(msg);
+	return reason == SKB_DROP_REASON_SOCKET_FILTER ? 0 : -EAGAIN;
+}
+
 /* The requesting socket, as sessions name their owner. */
 static struct cp_owner sender(struct sk_buff *skb, struct genl_info *info)
 {
 	return (struct cp_owner){
 		.portid = info->snd_portid,
 		.sk = NETLINK_CB(skb).sk,
+		.send = send_records,
 	};
 }
 
@@ -569,42 +607,6 @@ static struct genl_family genl_family __ro_after_init = {
 	/* The session has its own lock; do not hold genl_mutex for it. */
 	.parallel_ops = true,
 };
-
-/*
- * One CAUSALPROF_CMD_RECORDS message to a session's owner, queued on its
- * socket itself: not sent to its port id, which another socket may have
- * bound since the owner closed (see struct cp_owner). The caller holds a
- * reference on sk and has checked that it is not dead; one that dies
- * meanwhile frees the message with its queue. Never blocks: -EAGAIN when
- * the owner's receive queue is full. A message the owner's socket filter
- * refuses counts as delivered, as netlink_unicast() has it.
- */
-int causalprof_netlink_send_records(struct sock *sk, u64 id, const void *recs, size_t len)
-{
-	enum skb_drop_reason reason;
-	struct sk_buff *msg;
-	void *hdr;
-	int ret;
-
-	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)) + nla_total_size(0) +
-			  nla_total_size(len), GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put(msg, 0, 0, &genl_family, 0, CAUSALPROF_CMD_RECORDS);
-	if (!hdr || nla_put_u64_64bit(msg, CAUSALPROF_A_SESSION_ID, id, CAUSALPROF_A_PAD) ||
-	    (!IS_ALIGNED(skb_tail_pointer(msg) - (u8 *)nlmsg_hdr(msg) + NLA_HDRLEN, 8) &&
-	     nla_put(msg, CAUSALPROF_A_PAD, 0, NULL)) ||
-	    nla_put(msg, CAUSALPROF_A_RECORDS, len, recs)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	ret = sock_queue_rcv_skb_reason(sk, msg, &reason);
-	if (!ret)
-		return 0;
-	kfree_skb(msg);
-	return reason == SKB_DROP_REASON_SOCKET_FILTER ? 0 : -EAGAIN;
-}
 
 int __init causalprof_netlink_init(void)
 {

@@ -7,11 +7,6 @@
 #ifndef _CAUSALPROF_NETLINK_H
 #define _CAUSALPROF_NETLINK_H
 
-#include <linux/types.h>
-
-struct sock;
-
-int causalprof_netlink_send_records(struct sock *sk, u64 id, const void *recs, size_t len);
 int causalprof_netlink_init(void);
 void causalprof_netlink_uninit(void);
 

@@ -33,10 +33,16 @@ struct cp_event {
  * so no other socket can take its address meanwhile. sk NULL means no
  * owner (started through /proc). The family is not netnsok: every owner
  * is in the initial network namespace.
+ *
+ * send is the sink the netlink layer supplies, so that the stream below
+ * it need not call up: it queues one message of records on sk, never
+ * blocks, and returns -EAGAIN or -ENOMEM for a retry, another error when
+ * the owner cannot be reached.
  */
 struct cp_owner {
 	u32 portid;
 	struct sock *sk;
+	int (*send)(struct sock *sk, u64 id, const void *recs, size_t len);
 };
 
 struct cp_config {

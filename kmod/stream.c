@@ -3,7 +3,8 @@
  * The session's rings and their one consumer: a delayed work that drains
  * them every drain_ms, or at once when the overflow handler finds a
  * ring half full (through an irq_work: the handler may be an NMI), into
- * CAUSALPROF_CMD_RECORDS messages queued on the session owner's socket.
+ * CAUSALPROF_CMD_RECORDS messages queued on the session owner's socket
+ * by the sink the netlink layer supplies (cp_owner.send).
  *
  * Records leave a ring only once the message that carries them is queued
  * on the owner's socket. When its queue is full, the records stay and the
@@ -37,7 +38,6 @@
  */
 
 #include "causal.h"
-#include "netlink.h"
 #include "ring.h"
 #include "shared.h"
 #include "stats.h"
@@ -98,6 +98,7 @@ static struct {
 	struct cpu_state *cpus;	/* by CPU number */
 
 	struct sock *sk;	/* the owner's socket, referenced; NULL: no owner */
+	int (*send)(struct sock *sk, u64 id, const void *recs, size_t len);
 	u64 id;
 	bool gone;		/* the owner's socket is closing */
 	bool dropping;		/* nobody to send to: drop */
@@ -324,7 +325,7 @@ static int deliver(void)
 		strm.dropping = true;
 	}
 	if (!strm.dropping) {
-		ret = causalprof_netlink_send_records(strm.sk, strm.id, strm.batch, strm.len);
+		ret = strm.send(strm.sk, strm.id, strm.batch, strm.len);
 		if (!ret) {
 			causalprof_stat_add(CAUSALPROF_STAT_RECORDS_SENT, strm.nr);
 			return 0;
@@ -502,6 +503,7 @@ int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack 
 	strm.sb_lost_seen = 0;
 	strm.id = id;
 	strm.sk = cfg->owner.sk;
+	strm.send = cfg->owner.send;
 	if (strm.sk)
 		sock_hold(strm.sk);
 	WRITE_ONCE(strm.gone, false);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The session's rings and their one consumer, which sends the records
- * to the session owner's socket (see stream.c).
+ * to the owner through the sink the netlink layer supplies (see stream.c).
  */
 
 #ifndef _CAUSALPROF_STREAM_H
