@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The module's entry points: brings its layers up bottom first (session,
- * debugfs, /proc, netlink last) and tears them down in reverse.
+ * debugfs, /proc, netlink last) and tears them down in reverse order.
  */
 
-#include "causal.h"
 #include "compat.h"
 #include "debugfs.h"
 #include "netlink.h"
@@ -21,7 +20,6 @@ static int __init causalprof_init(void)
 {
 	int ret;
 
-	cp_causal_init();
 	ret = causalprof_session_init();
 	if (ret)
 		return ret;
@@ -56,7 +54,6 @@ static void __exit causalprof_exit(void)
 	causalprof_proc_uninit();
 	causalprof_debugfs_uninit();
 	causalprof_session_uninit();
-	cp_causal_uninit();
 	pr_debug("unloaded\n");
 }
 

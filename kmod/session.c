@@ -662,8 +662,10 @@ static struct notifier_block release_nb = {
 	.notifier_call = release_notify,
 };
 
+/* The session layer brings up, and tears down, the causal engine below it. */
 int __init causalprof_session_init(void)
 {
+	cp_causal_init();
 	INIT_WORK(&sess.release_work, release_work_fn);
 	INIT_DELAYED_WORK(&sess.finish_work, finish_work_fn);
 	INIT_DELAYED_WORK(&sess.exp_timeout, exp_timeout_fn);
@@ -688,10 +690,14 @@ void causalprof_session_shutdown(void)
 	cancel_delayed_work_sync(&sess.exp_timeout);
 }
 
-/* Last thing at unload: nothing can reach the session any more. */
+/*
+ * Last thing at unload, once debugfs is gone: nothing can reach the
+ * session, nor the causal engine, any more.
+ */
 void causalprof_session_uninit(void)
 {
 	netlink_unregister_notifier(&release_nb);
 	cancel_work_sync(&sess.release_work);
 	causalprof_session_shutdown();
+	cp_causal_uninit();
 }
