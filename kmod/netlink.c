@@ -5,6 +5,7 @@
  */
 
 #include "causal.h"
+#include "compat.h"
 #include "events.h"
 #include "netlink.h"
 #include "session.h"
@@ -84,10 +85,25 @@ static const struct nla_policy progress_del_policy[CAUSALPROF_A_MAX + 1] = {
 
 static struct genl_family genl_family;
 
-/* Both the socket's opener and the sender must be privileged. */
-static bool control_capable(const struct sk_buff *skb)
+/* genl_ops.internal_flags: the command controls a session. */
+#define CP_NL_CONTROL		BIT(0)
+
+/*
+ * Every command that controls a session needs CAP_PERFMON or
+ * CAP_SYS_ADMIN, of both the socket's opener and the sender, checked once
+ * here, after the policy and before the command. Whether the caller may
+ * change the session's targets depends on them, and the session layer
+ * checks it per command (see may_change()).
+ */
+static int pre_doit(const struct cp_genl_pre_ops *ops, struct sk_buff *skb,
+		    struct genl_info *info)
 {
-	return netlink_capable(skb, CAP_PERFMON) || netlink_capable(skb, CAP_SYS_ADMIN);
+	if (!(ops->internal_flags & CP_NL_CONTROL))
+		return 0;
+	if (netlink_capable(skb, CAP_PERFMON) || netlink_capable(skb, CAP_SYS_ADMIN))
+		return 0;
+	GENL_SET_ERR_MSG(info, "controlling a session needs CAP_PERFMON or CAP_SYS_ADMIN");
+	return -EPERM;
 }
 
 static int fill_status(struct sk_buff *msg, const struct cp_status *st)
@@ -313,11 +329,6 @@ static int start_session(struct sk_buff *skb, struct genl_info *info)
 	u64 id;
 	int ret;
 
-	if (!control_capable(skb)) {
-		GENL_SET_ERR_MSG(info, "starting a session needs CAP_PERFMON or CAP_SYS_ADMIN");
-		return -EPERM;
-	}
-
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
 	if (!cfg) {
 		GENL_SET_ERR_MSG(info, "out of memory for the session config");
@@ -351,10 +362,6 @@ static int stop_session(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct cp_owner who = sender(skb, info);
 
-	if (!control_capable(skb)) {
-		GENL_SET_ERR_MSG(info, "stopping a session needs CAP_PERFMON or CAP_SYS_ADMIN");
-		return -EPERM;
-	}
 	return causalprof_session_stop(&who, netlink_capable(skb, CAP_SYS_ADMIN), info->extack);
 }
 
@@ -457,10 +464,6 @@ static int start_experiment(struct sk_buff *skb, struct genl_info *info)
 	u32 speedup;
 	int ret;
 
-	if (!control_capable(skb)) {
-		GENL_SET_ERR_MSG(info, "experiments need CAP_PERFMON or CAP_SYS_ADMIN");
-		return -EPERM;
-	}
 	ranges = kcalloc(CP_MAX_RANGES, sizeof(*ranges), GFP_KERNEL);
 	if (!ranges) {
 		GENL_SET_ERR_MSG(info, "out of memory for the ranges");
@@ -477,21 +480,13 @@ static int stop_experiment(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct cp_owner who = sender(skb, info);
 
-	if (!control_capable(skb)) {
-		GENL_SET_ERR_MSG(info, "experiments need CAP_PERFMON or CAP_SYS_ADMIN");
-		return -EPERM;
-	}
 	return causalprof_experiment_stop(&who, info->extack);
 }
 
-/* The capability check and CAUSALPROF_A_PROGRESS, parsed into tb. */
-static int parse_progress(struct sk_buff *skb, struct genl_info *info,
+/* CAUSALPROF_A_PROGRESS, parsed into tb. */
+static int parse_progress(struct genl_info *info,
 			  const struct nla_policy *policy, struct nlattr **tb)
 {
-	if (!control_capable(skb)) {
-		GENL_SET_ERR_MSG(info, "progress points need CAP_PERFMON or CAP_SYS_ADMIN");
-		return -EPERM;
-	}
 	if (GENL_REQ_ATTR_CHECK(info, CAUSALPROF_A_PROGRESS)) {
 		GENL_SET_ERR_MSG(info, "CAUSALPROF_A_PROGRESS is missing");
 		return -EINVAL;
@@ -508,7 +503,7 @@ static int add_progress(struct sk_buff *skb, struct genl_info *info)
 	u32 kind;
 	int ret;
 
-	ret = parse_progress(skb, info, pp_add_policy, tb);
+	ret = parse_progress(info, pp_add_policy, tb);
 	if (ret)
 		return ret;
 	nest = info->attrs[CAUSALPROF_A_PROGRESS];
@@ -550,7 +545,7 @@ static int del_progress(struct sk_buff *skb, struct genl_info *info)
 	const struct cp_owner who = sender(skb, info);
 	int ret;
 
-	ret = parse_progress(skb, info, pp_del_policy, tb);
+	ret = parse_progress(info, pp_del_policy, tb);
 	if (ret)
 		return ret;
 	if (NL_REQ_ATTR_CHECK(extack, info->attrs[CAUSALPROF_A_PROGRESS], tb,
@@ -568,29 +563,35 @@ static const struct genl_ops genl_ops[] = {
 		.doit = get_status,
 	}, {
 		.cmd = CAUSALPROF_CMD_SESSION_START,
+		.internal_flags = CP_NL_CONTROL,
 		.doit = start_session,
 		.policy = start_policy,
 		.maxattr = CAUSALPROF_A_MAX,
 	}, {
 		.cmd = CAUSALPROF_CMD_SESSION_STOP,
+		.internal_flags = CP_NL_CONTROL,
 		.doit = stop_session,
 	}, {
 		.cmd = CAUSALPROF_CMD_EXPERIMENT_START,
+		.internal_flags = CP_NL_CONTROL,
 		.doit = start_experiment,
 		.policy = exp_start_policy,
 		.maxattr = CAUSALPROF_A_MAX,
 	}, {
 		.cmd = CAUSALPROF_CMD_EXPERIMENT_STOP,
+		.internal_flags = CP_NL_CONTROL,
 		.doit = stop_experiment,
 		.policy = no_attr_policy,
 		.maxattr = CAUSALPROF_A_MAX,
 	}, {
 		.cmd = CAUSALPROF_CMD_PROGRESS_ADD,
+		.internal_flags = CP_NL_CONTROL,
 		.doit = add_progress,
 		.policy = progress_add_policy,
 		.maxattr = CAUSALPROF_A_MAX,
 	}, {
 		.cmd = CAUSALPROF_CMD_PROGRESS_DEL,
+		.internal_flags = CP_NL_CONTROL,
 		.doit = del_progress,
 		.policy = progress_del_policy,
 		.maxattr = CAUSALPROF_A_MAX,
@@ -604,6 +605,7 @@ static struct genl_family genl_family __ro_after_init = {
 	.version = CAUSALPROF_GENL_VERSION,
 	.maxattr = CAUSALPROF_A_MAX,
 	.module = THIS_MODULE,
+	.pre_doit = pre_doit,
 	/* The session has its own lock; do not hold genl_mutex for it. */
 	.parallel_ops = true,
 };
