@@ -76,18 +76,6 @@ static int status_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int status_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, status_show, NULL);
-}
-
-static const struct proc_ops status_ops = {
-	.proc_open	= status_open,
-	.proc_read	= seq_read,
-	.proc_lseek	= seq_lseek,
-	.proc_release	= single_release,
-};
-
 /*
  * /proc/causalprof/experiment: the experiment's summary at position 0,
  * built under the session lock (taken interruptibly), then one line per
@@ -144,35 +132,11 @@ static const struct seq_operations experiment_seq_ops = {
 	.show	= experiment_show,
 };
 
-static int experiment_open(struct inode *inode, struct file *file)
-{
-	return seq_open(file, &experiment_seq_ops);
-}
-
-static const struct proc_ops experiment_ops = {
-	.proc_open	= experiment_open,
-	.proc_read	= seq_read,
-	.proc_lseek	= seq_lseek,
-	.proc_release	= seq_release,
-};
-
 static int progress_show(struct seq_file *m, void *v)
 {
 	cp_progress_show(m, privileged(m));
 	return 0;
 }
-
-static int progress_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, progress_show, NULL);
-}
-
-static const struct proc_ops progress_ops = {
-	.proc_open	= progress_open,
-	.proc_read	= seq_read,
-	.proc_lseek	= seq_lseek,
-	.proc_release	= single_release,
-};
 
 /* "start" without event=: cpu-clock, at this rate unless freq= or period= say otherwise. */
 
@@ -626,10 +590,10 @@ int __init causalprof_proc_init(void)
 	proc_dir = proc_mkdir("causalprof", NULL);
 	if (!proc_dir)
 		return -ENOMEM;
-	if (!proc_create("status", 0444, proc_dir, &status_ops) ||
+	if (!proc_create_single("status", 0444, proc_dir, status_show) ||
 	    !proc_create("control", 0666, proc_dir, &control_ops) ||
-	    !proc_create("experiment", 0444, proc_dir, &experiment_ops) ||
-	    !proc_create("progress", 0444, proc_dir, &progress_ops)) {
+	    !proc_create_seq("experiment", 0444, proc_dir, &experiment_seq_ops) ||
+	    !proc_create_single("progress", 0444, proc_dir, progress_show)) {
 		proc_remove(proc_dir);
 		return -ENOMEM;
 	}
