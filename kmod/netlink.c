@@ -8,15 +8,13 @@
 #include "compat.h"
 #include "events.h"
 #include "netlink.h"
+#include "request.h"
 #include "session.h"
 #include "stats.h"
 
 #include <linux/capability.h>
 #include <linux/init.h>
 #include <linux/limits.h>
-#include <linux/pid.h>
-#include <linux/rcupdate.h>
-#include <linux/sched.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
@@ -370,8 +368,7 @@ static int parse_range(const struct nlattr *nest, struct cp_range *r,
 		       struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[CAUSALPROF_RANGE_A_MAX + 1];
-	struct task_struct *task;
-	u32 nr;
+	struct cp_range_attrs at;
 	int ret;
 
 	ret = nla_parse_nested(tb, CAUSALPROF_RANGE_A_MAX, nest, range_policy, extack);
@@ -383,29 +380,13 @@ static int parse_range(const struct nlattr *nest, struct cp_range *r,
 		NL_SET_ERR_MSG(extack, "a range needs CAUSALPROF_RANGE_A_PID, _START and _END");
 		return -EINVAL;
 	}
-	r->start = nla_get_u64(tb[CAUSALPROF_RANGE_A_START]);
-	r->end = nla_get_u64(tb[CAUSALPROF_RANGE_A_END]);
-	if (r->start >= r->end) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_RANGE_A_END],
-				    "CAUSALPROF_RANGE_A_END is not above CAUSALPROF_RANGE_A_START");
-		return -EINVAL;
-	}
-	nr = nla_get_u32(tb[CAUSALPROF_RANGE_A_PID]);
-	if (!nr || nr > PID_MAX_LIMIT) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_RANGE_A_PID],
-				    "CAUSALPROF_RANGE_A_PID is not a process id");
-		return -EINVAL;
-	}
-	rcu_read_lock();
-	task = pid_task(find_vpid(nr), PIDTYPE_PID);
-	r->tgid = task ? task->tgid : 0;
-	rcu_read_unlock();
-	if (!r->tgid) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_RANGE_A_PID],
-				    "CAUSALPROF_RANGE_A_PID: no such process");
-		return -ESRCH;
-	}
-	return 0;
+	at = (struct cp_range_attrs){
+		.pid = tb[CAUSALPROF_RANGE_A_PID],
+		.end = tb[CAUSALPROF_RANGE_A_END],
+	};
+	return cp_request_range(nla_get_u32(tb[CAUSALPROF_RANGE_A_PID]),
+				nla_get_u64(tb[CAUSALPROF_RANGE_A_START]),
+				nla_get_u64(tb[CAUSALPROF_RANGE_A_END]), r, &at, extack);
 }
 
 static int parse_experiment(struct genl_info *info, u32 *speedup, struct cp_range *ranges,
@@ -428,23 +409,17 @@ static int parse_experiment(struct genl_info *info, u32 *speedup, struct cp_rang
 		return -EINVAL;
 	}
 	*speedup = nla_get_u32(tb[CAUSALPROF_EXP_A_SPEEDUP]);
-	if (*speedup > 1000) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_EXP_A_SPEEDUP],
-				    "CAUSALPROF_EXP_A_SPEEDUP is above 1000 per mille");
-		return -EINVAL;
-	}
+	ret = cp_request_speedup(*speedup, tb[CAUSALPROF_EXP_A_SPEEDUP], extack);
+	if (ret)
+		return ret;
 
-	BUILD_BUG_ON(CP_MAX_RANGES != 16);
 	*nr = 0;
 	nla_for_each_nested(attr, nest, rem) {
 		if (nla_type(attr) != CAUSALPROF_EXP_A_RANGE)
 			continue;
-		if (*nr == CP_MAX_RANGES) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "more than 16 CAUSALPROF_EXP_A_RANGE (CAUSALPROF_MAX_RANGES)");
-			return -EINVAL;
-		}
-		ret = parse_range(attr, &ranges[*nr], extack);
+		ret = cp_request_nr_ranges(*nr, attr, extack);
+		if (!ret)
+			ret = parse_range(attr, &ranges[*nr], extack);
 		if (ret)
 			return ret;
 		(*nr)++;
@@ -500,6 +475,7 @@ static int add_progress(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1], *nest, *end;
 	struct netlink_ext_ack *extack = info->extack;
 	const struct cp_owner who = sender(skb, info);
+	struct cp_progress_attrs at;
 	u32 kind;
 	int ret;
 
@@ -517,21 +493,14 @@ static int add_progress(struct sk_buff *skb, struct genl_info *info)
 	}
 	kind = nla_get_u32(tb[CAUSALPROF_PP_A_KIND]);
 	end = tb[CAUSALPROF_PP_A_END_OFFSET];
-	if (kind != CAUSALPROF_PP_THROUGHPUT && kind != CAUSALPROF_PP_LATENCY) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_PP_A_KIND],
-				    "CAUSALPROF_PP_A_KIND is not an enum causalprof_pp_kind");
-		return -EINVAL;
-	}
-	if (kind == CAUSALPROF_PP_LATENCY && !end) {
-		NL_SET_ERR_MSG_ATTR(extack, nest,
-				    "a latency point needs CAUSALPROF_PP_A_END_OFFSET");
-		return -EINVAL;
-	}
-	if (kind == CAUSALPROF_PP_THROUGHPUT && end) {
-		NL_SET_ERR_MSG_ATTR(extack, end,
-				    "CAUSALPROF_PP_A_END_OFFSET is for latency points only");
-		return -EINVAL;
-	}
+	at = (struct cp_progress_attrs){
+		.point = nest,
+		.kind = tb[CAUSALPROF_PP_A_KIND],
+		.end = end,
+	};
+	ret = cp_request_progress(kind, end, &at, extack);
+	if (ret)
+		return ret;
 	return causalprof_progress_add(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), kind,
 				       nla_data(tb[CAUSALPROF_PP_A_PATH]),
 				       nla_get_u64(tb[CAUSALPROF_PP_A_OFFSET]),
