@@ -125,8 +125,8 @@ static int fill_status(struct sk_buff *msg, const struct cp_status *st)
 	stats = nla_nest_start(msg, CAUSALPROF_A_STATS);
 	if (!stats)
 		return -EMSGSIZE;
-	for_each_causalprof_stat(i)
-		if (nla_put_u64_64bit(msg, i, causalprof_stat_read(i), CAUSALPROF_STAT_PAD))
+	for_each_cp_stat(i)
+		if (nla_put_u64_64bit(msg, i, cp_stat_read(i), CAUSALPROF_STAT_PAD))
 			return -EMSGSIZE;
 	nla_nest_end(msg, stats);
 	return 0;
@@ -139,7 +139,7 @@ static int get_status(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int ret;
 
-	ret = causalprof_session_status(&st);
+	ret = cp_session_status(&st);
 	if (ret) {
 		GENL_SET_ERR_MSG(info, "interrupted while waiting for the session");
 		return ret;
@@ -203,7 +203,7 @@ static int parse_event(const struct nlattr *nest, struct cp_event *ev,
 	if (tb[CAUSALPROF_EV_A_NAME])
 		nla_strscpy(ev->name, tb[CAUSALPROF_EV_A_NAME], sizeof(ev->name));
 
-	ret = causalprof_event_validate(ev, extack);
+	ret = cp_event_validate(ev, extack);
 	if (ret)
 		NL_SET_BAD_ATTR(extack, nest);
 	return ret;
@@ -337,7 +337,7 @@ static int start_session(struct sk_buff *skb, struct genl_info *info)
 		goto out_free_cfg;
 	cfg->owner = sender(skb, info);
 
-	ret = causalprof_session_start(cfg, info->extack, &id);
+	ret = cp_session_start(cfg, info->extack, &id);
 	if (ret) {
 		if (ret == -ESRCH)
 			NL_SET_BAD_ATTR(info->extack, info->attrs[CAUSALPROF_A_TARGET_PID]);
@@ -346,10 +346,10 @@ static int start_session(struct sk_buff *skb, struct genl_info *info)
 	ret = reply_session_id(info, id);
 	if (ret) {
 		/* The caller sees an error: do not leave its session behind. */
-		causalprof_session_stop(&cfg->owner, false, NULL);
+		cp_session_stop(&cfg->owner, false, NULL);
 		GENL_SET_ERR_MSG(info, "could not send the reply; session stopped");
 	} else {
-		causalprof_session_started(id);
+		cp_session_started(id);
 	}
 out_free_cfg:
 	kfree(cfg);
@@ -360,7 +360,7 @@ static int stop_session(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct cp_owner who = sender(skb, info);
 
-	return causalprof_session_stop(&who, netlink_capable(skb, CAP_SYS_ADMIN), info->extack);
+	return cp_session_stop(&who, netlink_capable(skb, CAP_SYS_ADMIN), info->extack);
 }
 
 /* A range's pid, in the caller's pid namespace, as a thread group id. */
@@ -446,7 +446,7 @@ static int start_experiment(struct sk_buff *skb, struct genl_info *info)
 	}
 	ret = parse_experiment(info, &speedup, ranges, &nr);
 	if (!ret)
-		ret = causalprof_experiment_start(&who, speedup, ranges, nr, info->extack);
+		ret = cp_session_experiment_start(&who, speedup, ranges, nr, info->extack);
 	kfree(ranges);
 	return ret;
 }
@@ -455,7 +455,7 @@ static int stop_experiment(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct cp_owner who = sender(skb, info);
 
-	return causalprof_experiment_stop(&who, info->extack);
+	return cp_session_experiment_stop(&who, info->extack);
 }
 
 /* CAUSALPROF_A_PROGRESS, parsed into tb. */
@@ -501,7 +501,7 @@ static int add_progress(struct sk_buff *skb, struct genl_info *info)
 	ret = cp_request_progress(kind, end, &at, extack);
 	if (ret)
 		return ret;
-	return causalprof_progress_add(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), kind,
+	return cp_session_progress_add(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), kind,
 				       nla_data(tb[CAUSALPROF_PP_A_PATH]),
 				       nla_get_u64(tb[CAUSALPROF_PP_A_OFFSET]),
 				       end ? nla_get_u64(end) : 0, extack);
@@ -522,7 +522,7 @@ static int del_progress(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(extack, "CAUSALPROF_PP_A_ID is missing");
 		return -EINVAL;
 	}
-	return causalprof_progress_del(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), extack);
+	return cp_session_progress_del(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), extack);
 }
 
 /* Commands without a policy accept no attributes at all. */
@@ -579,13 +579,13 @@ static struct genl_family genl_family __ro_after_init = {
 	.parallel_ops = true,
 };
 
-int __init causalprof_netlink_init(void)
+int __init cp_netlink_init(void)
 {
 	return genl_register_family(&genl_family);
 }
 
 /* Returns once no request is running and no new one can come in. */
-void causalprof_netlink_uninit(void)
+void cp_netlink_uninit(void)
 {
 	genl_unregister_family(&genl_family);
 }

@@ -7,7 +7,7 @@
 #ifndef _CAUSALPROF_NETLINK_H
 #define _CAUSALPROF_NETLINK_H
 
-int causalprof_netlink_init(void);
-void causalprof_netlink_uninit(void);
+int cp_netlink_init(void);
+void cp_netlink_uninit(void);
 
 #endif /* _CAUSALPROF_NETLINK_H */

@@ -56,12 +56,12 @@ static int status_show(struct seq_file *m, void *v)
 	struct cp_status st;
 	int i, ret;
 
-	ret = causalprof_session_status(&st);
+	ret = cp_session_status(&st);
 	if (ret)
 		return ret;
 
 	seq_puts(m, "version: " CAUSALPROF_VERSION "\n");
-	seq_printf(m, "state: %s\n", causalprof_state_name(st.state));
+	seq_printf(m, "state: %s\n", cp_state_name(st.state));
 	seq_printf(m, "session_id: %llu\n", st.id);
 	if (st.has_target)
 		seq_printf(m, "target_pid: %u\n", st.target_pid);
@@ -72,8 +72,8 @@ static int status_show(struct seq_file *m, void *v)
 	else
 		seq_printf(m, "owner: %s\n",
 			   st.owner == CAUSALPROF_OWNER_NETLINK ? "netlink" : "proc");
-	for_each_causalprof_stat(i)
-		seq_printf(m, "%s: %llu\n", causalprof_stat_name(i), causalprof_stat_read(i));
+	for_each_cp_stat(i)
+		seq_printf(m, "%s: %llu\n", cp_stat_name(i), cp_stat_read(i));
 	return 0;
 }
 
@@ -121,7 +121,7 @@ static int experiment_show(struct seq_file *m, void *v)
 	struct pid_namespace *ns = task_active_pid_ns(current);
 
 	if (v == EXP_SUMMARY)
-		return causalprof_experiment_show(m, privileged(m), ns);
+		return cp_session_experiment_show(m, privileged(m), ns);
 	cp_causal_show_task(m, v, ns);
 	return 0;
 }
@@ -303,7 +303,7 @@ static int parse_start_key(struct start_args *args, char *tok,
 
 /*
  * The text, parsed into the struct cp_config a netlink START fills, which
- * causalprof_session_start() checks the same for both.
+ * cp_session_start() checks the same for both.
  */
 static int control_start(struct file *file, char *args, struct netlink_ext_ack *extack)
 {
@@ -325,9 +325,9 @@ static int control_start(struct file *file, char *args, struct netlink_ext_ack *
 			goto out;
 	}
 	start_defaults(&sa);
-	ret = causalprof_session_start(cfg, extack, &id);
+	ret = cp_session_start(cfg, extack, &id);
 	if (!ret) {
-		causalprof_session_started(id);
+		cp_session_started(id);
 		pr_debug("control: started session %llu\n", id);
 	}
 out:
@@ -345,7 +345,7 @@ static int control_stop(struct file *file, char *args, struct netlink_ext_ack *e
 	}
 	/* Like the check at open, judge the opener, not the writer. */
 	admin = file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
-	return causalprof_session_stop(NULL, admin, extack);
+	return cp_session_stop(NULL, admin, extack);
 }
 
 /*
@@ -402,7 +402,7 @@ static int control_experiment(struct file *file, char *args, struct netlink_ext_
 			NL_SET_ERR_MSG(extack, "experiment stop takes no arguments");
 			return -EINVAL;
 		}
-		return causalprof_experiment_stop(NULL, extack);
+		return cp_session_experiment_stop(NULL, extack);
 	}
 	if (!verb || strcmp(verb, "start")) {
 		NL_SET_ERR_MSG(extack, "experiment: start or stop");
@@ -442,7 +442,7 @@ static int control_experiment(struct file *file, char *args, struct netlink_ext_
 	else if (!nr)
 		NL_SET_ERR_MSG(extack, "no CAUSALPROF_EXP_A_RANGE: nothing selected");
 	else
-		ret = causalprof_experiment_start(NULL, speedup, ranges, nr, extack);
+		ret = cp_session_experiment_start(NULL, speedup, ranges, nr, extack);
 out:
 	kfree(ranges);
 	return ret;
@@ -524,7 +524,7 @@ static int control_progress(struct file *file, char *args, struct netlink_ext_ac
 			NL_SET_ERR_MSG(extack, "progress del takes only id=");
 			return -EINVAL;
 		}
-		return causalprof_progress_del(NULL, pa.id, extack);
+		return cp_session_progress_del(NULL, pa.id, extack);
 	}
 	if (!pa.kind_set || !pa.path || !pa.offset_set) {
 		NL_SET_ERR_MSG(extack,
@@ -534,7 +534,7 @@ static int control_progress(struct file *file, char *args, struct netlink_ext_ac
 	ret = cp_request_progress(pa.kind, pa.end_set, &no_attrs, extack);
 	if (ret)
 		return ret;
-	return causalprof_progress_add(NULL, pa.id, pa.kind, pa.path, pa.offset, pa.end, extack);
+	return cp_session_progress_add(NULL, pa.id, pa.kind, pa.path, pa.offset, pa.end, extack);
 }
 
 static const struct {
@@ -625,7 +625,7 @@ static const struct proc_ops control_ops = {
 	.proc_write	= control_write,
 };
 
-int __init causalprof_proc_init(void)
+int __init cp_proc_init(void)
 {
 	proc_dir = proc_mkdir("causalprof", NULL);
 	if (!proc_dir)
@@ -641,7 +641,7 @@ int __init causalprof_proc_init(void)
 }
 
 /* Waits for readers and writers still inside the files. */
-void causalprof_proc_uninit(void)
+void cp_proc_uninit(void)
 {
 	proc_remove(proc_dir);
 }

@@ -7,7 +7,7 @@
 #ifndef _CAUSALPROF_PROC_H
 #define _CAUSALPROF_PROC_H
 
-int causalprof_proc_init(void);
-void causalprof_proc_uninit(void);
+int cp_proc_init(void);
+void cp_proc_uninit(void);
 
 #endif /* _CAUSALPROF_PROC_H */

@@ -97,7 +97,7 @@ static const char *const state_names[] = {
 	[CAUSALPROF_STATE_STOPPING]	= "stopping",
 };
 
-const char *causalprof_state_name(enum causalprof_state state)
+const char *cp_state_name(enum causalprof_state state)
 {
 	if (state >= ARRAY_SIZE(state_names))
 		return "unknown";
@@ -153,8 +153,7 @@ static struct pid *get_target(u32 nr, pid_t *tgid)
  * during the dump goes unreported, and the counters last, once every
  * mapping they may hit has been reported.
  */
-int causalprof_session_start(const struct cp_config *cfg, struct netlink_ext_ack *extack,
-			     u64 *id)
+int cp_session_start(const struct cp_config *cfg, struct netlink_ext_ack *extack, u64 *id)
 {
 	bool all = cfg->flags & CAUSALPROF_F_SYSTEM_WIDE;
 	struct pid *target = NULL;
@@ -226,7 +225,7 @@ int causalprof_session_start(const struct cp_config *cfg, struct netlink_ext_ack
 	sess.cfg = *cfg;
 	spin_unlock(&sess.owner_lock);
 
-	causalprof_stat_add(CAUSALPROF_STAT_SESSIONS, 1);
+	cp_stat_add(CAUSALPROF_STAT_SESSIONS, 1);
 	pr_debug("session %llu created\n", sess.id);
 	*id = sess.id;
 	mutex_unlock(&sess.lock);
@@ -251,7 +250,7 @@ out_unlock:
  * The starter has its reply (or needs none): the session's records may go
  * out. Until then they wait in the rings. A no-op if session id is over.
  */
-void causalprof_session_started(u64 id)
+void cp_session_started(u64 id)
 {
 	mutex_lock(&sess.lock);
 	if (sess.id == id && sess.state == CAUSALPROF_STATE_RECORDING)
@@ -359,8 +358,7 @@ static bool starter(void)
  * without (started through /proc) by the user who started it or an admin.
  * who is NULL for callers that are not a netlink socket.
  */
-int causalprof_session_stop(const struct cp_owner *who, bool admin,
-			    struct netlink_ext_ack *extack)
+int cp_session_stop(const struct cp_owner *who, bool admin, struct netlink_ext_ack *extack)
 {
 	int ret = 0;
 
@@ -484,7 +482,7 @@ static int may_select(const struct cp_owner *who, const struct cp_range *ranges,
  * points (who: see may_control()). Ranges name processes by thread group
  * id in the initial pid namespace.
  */
-int causalprof_experiment_start(const struct cp_owner *who, u32 speedup,
+int cp_session_experiment_start(const struct cp_owner *who, u32 speedup,
 				const struct cp_range *ranges, unsigned int nr,
 				struct netlink_ext_ack *extack)
 {
@@ -525,7 +523,7 @@ out_unlock:
 }
 
 /* The experiment's result goes out as a CAUSALPROF_REC_EXPERIMENT record. */
-int causalprof_experiment_stop(const struct cp_owner *who, struct netlink_ext_ack *extack)
+int cp_session_experiment_stop(const struct cp_owner *who, struct netlink_ext_ack *extack)
 {
 	int ret;
 
@@ -542,7 +540,7 @@ out_unlock:
 }
 
 /* A reader waiting for the session may give up: nobody stalls in D state. */
-int causalprof_experiment_show(struct seq_file *m, bool privileged, struct pid_namespace *ns)
+int cp_session_experiment_show(struct seq_file *m, bool privileged, struct pid_namespace *ns)
 {
 	if (mutex_lock_interruptible(&sess.lock))
 		return -EINTR;
@@ -551,7 +549,7 @@ int causalprof_experiment_show(struct seq_file *m, bool privileged, struct pid_n
 	return 0;
 }
 
-int causalprof_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
+int cp_session_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
 			    u64 offset, u64 end_offset, struct netlink_ext_ack *extack)
 {
 	int ret;
@@ -566,7 +564,7 @@ int causalprof_progress_add(const struct cp_owner *who, u32 id, u32 kind, const 
 	return ret;
 }
 
-int causalprof_progress_del(const struct cp_owner *who, u32 id, struct netlink_ext_ack *extack)
+int cp_session_progress_del(const struct cp_owner *who, u32 id, struct netlink_ext_ack *extack)
 {
 	int ret;
 
@@ -580,7 +578,7 @@ int causalprof_progress_del(const struct cp_owner *who, u32 id, struct netlink_e
 	return ret;
 }
 
-int causalprof_session_status(struct cp_status *st)
+int cp_session_status(struct cp_status *st)
 {
 	memset(st, 0, sizeof(*st));
 
@@ -663,7 +661,7 @@ static struct notifier_block release_nb = {
 };
 
 /* The session layer brings up, and tears down, the causal engine below it. */
-int __init causalprof_session_init(void)
+int __init cp_session_init(void)
 {
 	cp_causal_init();
 	INIT_WORK(&sess.release_work, release_work_fn);
@@ -677,7 +675,7 @@ int __init causalprof_session_init(void)
  * session's last records: no new session, and the running one stops now,
  * dropping what its owner cannot take at once.
  */
-void causalprof_session_shutdown(void)
+void cp_session_shutdown(void)
 {
 	mutex_lock(&sess.lock);
 	sess.closing = true;
@@ -694,10 +692,10 @@ void causalprof_session_shutdown(void)
  * Last thing at unload, once debugfs is gone: nothing can reach the
  * session, nor the causal engine, any more.
  */
-void causalprof_session_uninit(void)
+void cp_session_uninit(void)
 {
 	netlink_unregister_notifier(&release_nb);
 	cancel_work_sync(&sess.release_work);
-	causalprof_session_shutdown();
+	cp_session_shutdown();
 	cp_causal_uninit();
 }

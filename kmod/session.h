@@ -27,26 +27,25 @@ struct cp_status {
 	u32 owner;		/* enum causalprof_owner */
 };
 
-int __must_check causalprof_session_start(const struct cp_config *cfg,
-					  struct netlink_ext_ack *extack, u64 *id);
-void causalprof_session_started(u64 id);
-int causalprof_session_stop(const struct cp_owner *who, bool admin,
-			    struct netlink_ext_ack *extack);
-int causalprof_session_status(struct cp_status *st);
+int __must_check cp_session_start(const struct cp_config *cfg,
+				  struct netlink_ext_ack *extack, u64 *id);
+void cp_session_started(u64 id);
+int cp_session_stop(const struct cp_owner *who, bool admin, struct netlink_ext_ack *extack);
+int cp_session_status(struct cp_status *st);
 /* who: the caller's socket, NULL through /proc; see may_control() */
-int causalprof_experiment_start(const struct cp_owner *who, u32 speedup,
+int cp_session_experiment_start(const struct cp_owner *who, u32 speedup,
 				const struct cp_range *ranges, unsigned int nr,
 				struct netlink_ext_ack *extack);
-int causalprof_experiment_stop(const struct cp_owner *who, struct netlink_ext_ack *extack);
-int causalprof_experiment_show(struct seq_file *m, bool privileged, struct pid_namespace *ns);
-int causalprof_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
+int cp_session_experiment_stop(const struct cp_owner *who, struct netlink_ext_ack *extack);
+int cp_session_experiment_show(struct seq_file *m, bool privileged, struct pid_namespace *ns);
+int cp_session_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
 			    u64 offset, u64 end_offset, struct netlink_ext_ack *extack);
-int causalprof_progress_del(const struct cp_owner *who, u32 id,
+int cp_session_progress_del(const struct cp_owner *who, u32 id,
 			    struct netlink_ext_ack *extack);
-const char *causalprof_state_name(enum causalprof_state state);
+const char *cp_state_name(enum causalprof_state state);
 
-int causalprof_session_init(void);
-void causalprof_session_shutdown(void);
-void causalprof_session_uninit(void);
+int cp_session_init(void);
+void cp_session_shutdown(void);
+void cp_session_uninit(void);
 
 #endif /* _CAUSALPROF_SESSION_H */

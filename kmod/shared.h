@@ -14,7 +14,7 @@ struct sock;
 
 #define CP_EVENT_NAME_LEN	64
 
-/* One event to sample, as requested; see causalprof_event_validate(). */
+/* One event to sample, as requested; see cp_event_validate(). */
 struct cp_event {
 	u32 type;		/* perf_event_attr.type */
 	u64 config;		/* perf_event_attr.config */

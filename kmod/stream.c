@@ -184,7 +184,7 @@ void *cp_stream_sb_reserve(u32 size, unsigned long *next)
 	rec = cp_ring_reserve_keep(&strm.sideband, size, RESULT_ROOM, next);
 	if (!rec) {
 		strm.sb_lost++;
-		causalprof_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
+		cp_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
 	}
 	return rec;
 }
@@ -216,7 +216,7 @@ int cp_stream_emit(const void *rec, u32 size)
 	p = cp_ring_reserve(&strm.sideband, size, &next);
 	if (WARN_ON_ONCE(!p)) {
 		strm.sb_lost++;
-		causalprof_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
+		cp_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
 	}
 	if (p) {
 		memcpy(p, rec, size);
@@ -265,7 +265,7 @@ static bool put_losses(void)
 
 	for_each_possible_cpu(cpu) {
 		cs = &strm.cpus[cpu];
-		lost = local64_read(&per_cpu(causalprof_cpu_stats, cpu).lost);
+		lost = local64_read(&per_cpu(cp_cpu_stats, cpu).lost);
 		if (lost == cs->lost_seen)
 			continue;
 		if (!put_lost(cpu, 0, lost - cs->lost_seen))
@@ -295,7 +295,7 @@ static bool put_end(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		st = per_cpu_ptr(&causalprof_cpu_stats, cpu);
+		st = per_cpu_ptr(&cp_cpu_stats, cpu);
 		rec.samples += local64_read(&st->samples) - strm.cpus[cpu].samples0;
 		rec.lost += local64_read(&st->lost) - strm.cpus[cpu].lost0;
 	}
@@ -327,7 +327,7 @@ static int deliver(void)
 	if (!strm.dropping) {
 		ret = strm.send(strm.sk, strm.id, strm.batch, strm.len);
 		if (!ret) {
-			causalprof_stat_add(CAUSALPROF_STAT_RECORDS_SENT, strm.nr);
+			cp_stat_add(CAUSALPROF_STAT_RECORDS_SENT, strm.nr);
 			return 0;
 		}
 		if (ret == -EAGAIN || ret == -ENOMEM)
@@ -336,7 +336,7 @@ static int deliver(void)
 			 strm.id, ret);
 		strm.dropping = true;
 	}
-	causalprof_stat_add(CAUSALPROF_STAT_RECORDS_DROPPED, strm.nr);
+	cp_stat_add(CAUSALPROF_STAT_RECORDS_DROPPED, strm.nr);
 	return 0;
 }
 
@@ -492,7 +492,7 @@ int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack 
 		goto err_nomem;
 
 	for_each_possible_cpu(cpu) {
-		st = per_cpu_ptr(&causalprof_cpu_stats, cpu);
+		st = per_cpu_ptr(&cp_cpu_stats, cpu);
 		cs = &strm.cpus[cpu];
 		cs->samples0 = local64_read(&st->samples);
 		cs->lost0 = local64_read(&st->lost);
