@@ -34,7 +34,7 @@ static const struct nla_policy event_policy[CAUSALPROF_EV_A_MAX + 1] = {
 };
 
 static const struct nla_policy events_policy[CAUSALPROF_EVENTS_A_MAX + 1] = {
-	[CAUSALPROF_A_EVENT]		= NLA_POLICY_NESTED(event_policy),
+	[CAUSALPROF_EVENTS_A_EVENT]	= NLA_POLICY_NESTED(event_policy),
 };
 
 static const struct nla_policy start_policy[CAUSALPROF_A_MAX + 1] = {
