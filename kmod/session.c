@@ -385,11 +385,20 @@ out_unlock:
 }
 
 /*
- * Experiments and progress points are controlled through the surface that
- * started the session: a session with an owner only by its owner's socket
- * (who), one started through /proc only through /proc (who == NULL), by
- * the user who started it or an admin. Under sess.lock.
+ * Whether the caller may ptrace-attach task, whose reference it drops:
+ * -ESRCH without a task, -EPERM without the right.
  */
+static int attach_task(const struct cp_owner *who, struct task_struct *task)
+{
+	bool ok;
+
+	if (!task)
+		return -ESRCH;
+	ok = cp_may_attach(who, task);
+	put_task_struct(task);
+	return ok ? 0 : -EPERM;
+}
+
 /*
  * Starting an experiment, which delays the session's targets, and adding a
  * progress point, which puts breakpoints in their memory, change them: as
@@ -399,8 +408,7 @@ out_unlock:
  */
 static int may_change(const struct cp_owner *who, struct netlink_ext_ack *extack)
 {
-	struct task_struct *task;
-	bool ok;
+	int ret;
 
 	if (!sess.target) {
 		if (cp_capable(who, CAP_SYS_ADMIN) || cp_capable(who, CAP_SYS_PTRACE))
@@ -409,20 +417,20 @@ static int may_change(const struct cp_owner *who, struct netlink_ext_ack *extack
 			       "changing a system-wide session's targets needs CAP_SYS_ADMIN or CAP_SYS_PTRACE");
 		return -EPERM;
 	}
-	task = get_pid_task(sess.target, PIDTYPE_PID);
-	if (!task) {
+	ret = attach_task(who, get_pid_task(sess.target, PIDTYPE_PID));
+	if (ret == -ESRCH)
 		NL_SET_ERR_MSG(extack, "the session's target has exited");
-		return -ESRCH;
-	}
-	ok = cp_may_attach(who, task);
-	put_task_struct(task);
-	if (!ok) {
+	else if (ret)
 		NL_SET_ERR_MSG(extack, "no right to ptrace-attach the session's target");
-		return -EPERM;
-	}
-	return 0;
+	return ret;
 }
 
+/*
+ * Experiments and progress points are controlled through the surface that
+ * started the session: a session with an owner only by its owner's socket
+ * (who), one started through /proc only through /proc (who == NULL), by
+ * the user who started it or an admin. Under sess.lock.
+ */
 static int may_control(const struct cp_owner *who, struct netlink_ext_ack *extack)
 {
 	lockdep_assert_held(&sess.lock);
@@ -455,7 +463,7 @@ static int may_select(const struct cp_owner *who, const struct cp_range *ranges,
 {
 	struct task_struct *task;
 	unsigned int i;
-	bool ok;
+	int ret;
 
 	for (i = 0; i < nr; i++) {
 		rcu_read_lock();
@@ -463,16 +471,13 @@ static int may_select(const struct cp_owner *who, const struct cp_range *ranges,
 		if (task)
 			get_task_struct(task);
 		rcu_read_unlock();
-		if (!task) {
+		ret = attach_task(who, task);
+		if (ret == -ESRCH)
 			NL_SET_ERR_MSG(extack, "a range's process has exited");
-			return -ESRCH;
-		}
-		ok = cp_may_attach(who, task);
-		put_task_struct(task);
-		if (!ok) {
+		else if (ret)
 			NL_SET_ERR_MSG(extack, "no right to ptrace-attach a range's process");
-			return -EPERM;
-		}
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
