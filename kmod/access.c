@@ -15,7 +15,7 @@
  */
 
 #include "access.h"
-#include "session.h"
+#include "shared.h"
 
 #include <linux/capability.h>
 #include <linux/cred.h>

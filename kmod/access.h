@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Who may change whom: capability and ptrace-attach checks on behalf of
+ * a netlink socket or a /proc writer (see access.c).
+ */
+
 #ifndef _CAUSALPROF_ACCESS_H
 #define _CAUSALPROF_ACCESS_H
 

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The causal engine's interface: experiments' start and stop, their
+ * hooks in the sampler and scheduler, and their views (see causal.c).
+ */
+
 #ifndef _CAUSALPROF_CAUSAL_H
 #define _CAUSALPROF_CAUSAL_H
 

@@ -55,6 +55,18 @@ static inline bool cp_nmi_defers_task_work(void)
 }
 
 /*
+ * What a generic netlink family's pre_doit is given: the command's split
+ * ops since 6.2 (Jakub Kicinski's series "genetlink: split ops", which
+ * made pre_doit and post_doit take struct genl_split_ops), before that the
+ * command's struct genl_ops. Both carry cmd and internal_flags.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define cp_genl_pre_ops		genl_split_ops
+#else
+#define cp_genl_pre_ops		genl_ops
+#endif
+
+/*
  * A uprobe registration. Since 6.12 uprobe_register() returns the uprobe
  * (3c83a9ad0295 "uprobes: make uprobe_register() return struct uprobe *"),
  * handlers run under RCU Tasks Trace rather than the uprobe's

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs/causalprof: read-only views for developers of the module-wide
+ * and per-CPU counters, the causal engine and the progress points.
+ */
 
 #include "causal.h"
 #include "debugfs.h"
@@ -14,7 +18,7 @@ static struct dentry *debugfs_dir;
 
 static int stat_get(void *data, u64 *val)
 {
-	*val = causalprof_stat_read((uintptr_t)data);
+	*val = cp_stat_read((uintptr_t)data);
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(stat_fops, stat_get, NULL, "%llu\n");
@@ -29,7 +33,7 @@ DEFINE_DEBUGFS_ATTRIBUTE(local64_fops, local64_get, NULL, "%llu\n");
 /* cpuN/: the overflow handler's counters on CPU N. */
 static void __init create_cpu_dir(int cpu)
 {
-	struct cp_cpu_stats *st = per_cpu_ptr(&causalprof_cpu_stats, cpu);
+	struct cp_cpu_stats *st = per_cpu_ptr(&cp_cpu_stats, cpu);
 	const struct {
 		const char *name;
 		local64_t *val;
@@ -51,13 +55,13 @@ static void __init create_cpu_dir(int cpu)
 }
 
 /* debugfs is optional: failures only mean the files are missing. */
-void __init causalprof_debugfs_init(void)
+void __init cp_debugfs_init(void)
 {
 	int i, cpu;
 
 	debugfs_dir = debugfs_create_dir("causalprof", NULL);
-	for_each_causalprof_stat(i)
-		debugfs_create_file_unsafe(causalprof_stat_name(i), 0444, debugfs_dir,
+	for_each_cp_stat(i)
+		debugfs_create_file_unsafe(cp_stat_name(i), 0444, debugfs_dir,
 					   (void *)(uintptr_t)i, &stat_fops);
 	for_each_possible_cpu(cpu)
 		create_cpu_dir(cpu);
@@ -65,7 +69,7 @@ void __init causalprof_debugfs_init(void)
 	cp_progress_debugfs(debugfs_dir);
 }
 
-void causalprof_debugfs_uninit(void)
+void cp_debugfs_uninit(void)
 {
 	debugfs_remove_recursive(debugfs_dir);
 }

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Whether a file offset lies in an ELF file's executable segments (see
+ * elfcode.c).
+ */
+
 #ifndef _CAUSALPROF_ELFCODE_H
 #define _CAUSALPROF_ELFCODE_H
 

@@ -5,7 +5,7 @@
  */
 
 #include "events.h"
-#include "session.h"
+#include "shared.h"
 
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
@@ -38,7 +38,7 @@ static const struct {
 #undef NAME
 };
 
-int causalprof_event_validate(const struct cp_event *ev, struct netlink_ext_ack *extack)
+int cp_event_validate(const struct cp_event *ev, struct netlink_ext_ack *extack)
 {
 	const char *p;
 
@@ -90,7 +90,7 @@ int cp_events_validate(const struct cp_event *evs, unsigned int nr,
 		return -EINVAL;
 	}
 	for (i = 0; i < nr; i++) {
-		ret = causalprof_event_validate(&evs[i], extack);
+		ret = cp_event_validate(&evs[i], extack);
 		if (ret)
 			return ret;
 	}

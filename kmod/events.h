@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The events a session may sample: validation, text names and
+ * perf_event_attr (see events.c).
+ */
+
 #ifndef _CAUSALPROF_EVENTS_H
 #define _CAUSALPROF_EVENTS_H
 
@@ -9,7 +14,7 @@ struct cp_event;
 struct netlink_ext_ack;
 struct perf_event_attr;
 
-int causalprof_event_validate(const struct cp_event *ev, struct netlink_ext_ack *extack);
+int cp_event_validate(const struct cp_event *ev, struct netlink_ext_ack *extack);
 int cp_events_validate(const struct cp_event *evs, unsigned int nr,
 		       struct netlink_ext_ack *extack);
 int cp_event_parse(const char *name, struct cp_event *ev);

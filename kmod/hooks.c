@@ -15,7 +15,7 @@
 
 #include "causal.h"
 #include "hooks.h"
-#include "session.h"
+#include "shared.h"
 #include "sideband.h"
 #include "targets.h"
 

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracepoints and kprobe that tell a running session of forks,
+ * exits, renames, wake-ups and mappings (see hooks.c).
+ */
+
 #ifndef _CAUSALPROF_HOOKS_H
 #define _CAUSALPROF_HOOKS_H
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The module's entry points: brings its layers up bottom first (session,
+ * debugfs, /proc, netlink last) and tears them down in reverse order.
+ */
 
-#include "causal.h"
 #include "compat.h"
 #include "debugfs.h"
 #include "netlink.h"
@@ -13,23 +16,22 @@
 
 #include <causalprof/tables.h>
 
-static int __init causalprof_init(void)
+static int __init cp_init(void)
 {
 	int ret;
 
-	cp_causal_init();
-	ret = causalprof_session_init();
+	ret = cp_session_init();
 	if (ret)
 		return ret;
 
-	causalprof_debugfs_init();
+	cp_debugfs_init();
 
-	ret = causalprof_proc_init();
+	ret = cp_proc_init();
 	if (ret)
 		goto err_uninit_debugfs;
 
 	/* Last: from here on requests come in. */
-	ret = causalprof_netlink_init();
+	ret = cp_netlink_init();
 	if (ret)
 		goto err_uninit_proc;
 
@@ -37,27 +39,26 @@ static int __init causalprof_init(void)
 	return 0;
 
 err_uninit_proc:
-	causalprof_proc_uninit();
+	cp_proc_uninit();
 err_uninit_debugfs:
-	causalprof_debugfs_uninit();
-	causalprof_session_uninit();
+	cp_debugfs_uninit();
+	cp_session_uninit();
 	return ret;
 }
 
-static void __exit causalprof_exit(void)
+static void __exit cp_exit(void)
 {
 	/* No new session, and the running one ends while its END can be sent. */
-	causalprof_session_shutdown();
-	causalprof_netlink_uninit();
-	causalprof_proc_uninit();
-	causalprof_debugfs_uninit();
-	causalprof_session_uninit();
-	cp_causal_uninit();
+	cp_session_shutdown();
+	cp_netlink_uninit();
+	cp_proc_uninit();
+	cp_debugfs_uninit();
+	cp_session_uninit();
 	pr_debug("unloaded\n");
 }
 
-module_init(causalprof_init);
-module_exit(causalprof_exit);
+module_init(cp_init);
+module_exit(cp_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Sampling and causal profiling");
 MODULE_AUTHOR("The causalprof authors");

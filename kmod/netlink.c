@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family: parses and checks each request, calls the
+ * session layer, and carries a session's records to its owner's socket.
+ */
 
 #include "causal.h"
+#include "compat.h"
 #include "events.h"
 #include "netlink.h"
+#include "request.h"
 #include "session.h"
 #include "stats.h"
 
 #include <linux/capability.h>
 #include <linux/init.h>
 #include <linux/limits.h>
-#include <linux/pid.h>
-#include <linux/rcupdate.h>
-#include <linux/sched.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
@@ -31,7 +34,7 @@ static const struct nla_policy event_policy[CAUSALPROF_EV_A_MAX + 1] = {
 };
 
 static const struct nla_policy events_policy[CAUSALPROF_EVENTS_A_MAX + 1] = {
-	[CAUSALPROF_A_EVENT]		= NLA_POLICY_NESTED(event_policy),
+	[CAUSALPROF_EVENTS_A_EVENT]	= NLA_POLICY_NESTED(event_policy),
 };
 
 static const struct nla_policy start_policy[CAUSALPROF_A_MAX + 1] = {
@@ -80,10 +83,25 @@ static const struct nla_policy progress_del_policy[CAUSALPROF_A_MAX + 1] = {
 
 static struct genl_family genl_family;
 
-/* Both the socket's opener and the sender must be privileged. */
-static bool control_capable(const struct sk_buff *skb)
+/* genl_ops.internal_flags: the command controls a session. */
+#define CP_NL_CONTROL		BIT(0)
+
+/*
+ * Every command that controls a session needs CAP_PERFMON or
+ * CAP_SYS_ADMIN, of both the socket's opener and the sender, checked once
+ * here, after the policy and before the command. Whether the caller may
+ * change the session's targets depends on them, and the session layer
+ * checks it per command (see may_change()).
+ */
+static int pre_doit(const struct cp_genl_pre_ops *ops, struct sk_buff *skb,
+		    struct genl_info *info)
 {
-	return netlink_capable(skb, CAP_PERFMON) || netlink_capable(skb, CAP_SYS_ADMIN);
+	if (!(ops->internal_flags & CP_NL_CONTROL))
+		return 0;
+	if (netlink_capable(skb, CAP_PERFMON) || netlink_capable(skb, CAP_SYS_ADMIN))
+		return 0;
+	GENL_SET_ERR_MSG(info, "controlling a session needs CAP_PERFMON or CAP_SYS_ADMIN");
+	return -EPERM;
 }
 
 static int fill_status(struct sk_buff *msg, const struct cp_status *st)
@@ -107,8 +125,8 @@ static int fill_status(struct sk_buff *msg, const struct cp_status *st)
 	stats = nla_nest_start(msg, CAUSALPROF_A_STATS);
 	if (!stats)
 		return -EMSGSIZE;
-	for_each_causalprof_stat(i)
-		if (nla_put_u64_64bit(msg, i, causalprof_stat_read(i), CAUSALPROF_STAT_PAD))
+	for_each_cp_stat(i)
+		if (nla_put_u64_64bit(msg, i, cp_stat_read(i), CAUSALPROF_STAT_PAD))
 			return -EMSGSIZE;
 	nla_nest_end(msg, stats);
 	return 0;
@@ -121,7 +139,7 @@ static int get_status(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int ret;
 
-	ret = causalprof_session_status(&st);
+	ret = cp_session_status(&st);
 	if (ret) {
 		GENL_SET_ERR_MSG(info, "interrupted while waiting for the session");
 		return ret;
@@ -185,7 +203,7 @@ static int parse_event(const struct nlattr *nest, struct cp_event *ev,
 	if (tb[CAUSALPROF_EV_A_NAME])
 		nla_strscpy(ev->name, tb[CAUSALPROF_EV_A_NAME], sizeof(ev->name));
 
-	ret = causalprof_event_validate(ev, extack);
+	ret = cp_event_validate(ev, extack);
 	if (ret)
 		NL_SET_BAD_ATTR(extack, nest);
 	return ret;
@@ -239,334 +257,6 @@ static int parse_start(struct genl_info *info, struct cp_config *cfg)
 	return 0;
 }
 
-/* The requesting socket, as sessions name their owner. */
-static struct cp_owner sender(struct sk_buff *skb, struct genl_info *info)
-{
-	return (struct cp_owner){
-		.net = genl_info_net(info),
-		.portid = info->snd_portid,
-		.sk = NETLINK_CB(skb).sk,
-	};
-}
-
-static int reply_session_id(struct genl_info *info, u64 id)
-{
-	struct sk_buff *msg;
-	void *hdr;
-
-	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)), GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &genl_family, 0, CAUSALPROF_CMD_SESSION_START);
-	if (!hdr || nla_put_u64_64bit(msg, CAUSALPROF_A_SESSION_ID, id, CAUSALPROF_A_PAD)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
-}
-
-static int start_session(struct sk_buff *skb, struct genl_info *info)
-{
-	struct cp_config *cfg;
-	u64 id;
-	int ret;
-
-	if (!control_capable(skb)) {
-		GENL_SET_ERR_MSG(info, "starting a session needs CAP_PERFMON or CAP_SYS_ADMIN");
-		return -EPERM;
-	}
-
-	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
-	if (!cfg) {
-		GENL_SET_ERR_MSG(info, "out of memory for the session config");
-		return -ENOMEM;
-	}
-	ret = parse_start(info, cfg);
-	if (ret)
-		goto out_free_cfg;
-	cfg->owner = sender(skb, info);
-
-	ret = causalprof_session_start(cfg, info->extack, &id);
-	if (ret) {
-		if (ret == -ESRCH)
-			NL_SET_BAD_ATTR(info->extack, info->attrs[CAUSALPROF_A_TARGET_PID]);
-		goto out_free_cfg;
-	}
-	ret = reply_session_id(info, id);
-	if (ret) {
-		/* The caller sees an error: do not leave its session behind. */
-		causalprof_session_stop(&cfg->owner, false, NULL);
-		GENL_SET_ERR_MSG(info, "could not send the reply; session stopped");
-	} else {
-		causalprof_session_started(id);
-	}
-out_free_cfg:
-	kfree(cfg);
-	return ret;
-}
-
-static int stop_session(struct sk_buff *skb, struct genl_info *info)
-{
-	const struct cp_owner who = sender(skb, info);
-
-	if (!control_capable(skb)) {
-		GENL_SET_ERR_MSG(info, "stopping a session needs CAP_PERFMON or CAP_SYS_ADMIN");
-		return -EPERM;
-	}
-	return causalprof_session_stop(&who, netlink_capable(skb, CAP_SYS_ADMIN), info->extack);
-}
-
-/* A range's pid, in the caller's pid namespace, as a thread group id. */
-static int parse_range(const struct nlattr *nest, struct cp_range *r,
-		       struct netlink_ext_ack *extack)
-{
-	struct nlattr *tb[CAUSALPROF_RANGE_A_MAX + 1];
-	struct task_struct *task;
-	u32 nr;
-	int ret;
-
-	ret = nla_parse_nested(tb, CAUSALPROF_RANGE_A_MAX, nest, range_policy, extack);
-	if (ret)
-		return ret;
-	if (NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_RANGE_A_PID) ||
-	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_RANGE_A_START) ||
-	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_RANGE_A_END)) {
-		NL_SET_ERR_MSG(extack, "a range needs CAUSALPROF_RANGE_A_PID, _START and _END");
-		return -EINVAL;
-	}
-	r->start = nla_get_u64(tb[CAUSALPROF_RANGE_A_START]);
-	r->end = nla_get_u64(tb[CAUSALPROF_RANGE_A_END]);
-	if (r->start >= r->end) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_RANGE_A_END],
-				    "CAUSALPROF_RANGE_A_END is not above CAUSALPROF_RANGE_A_START");
-		return -EINVAL;
-	}
-	nr = nla_get_u32(tb[CAUSALPROF_RANGE_A_PID]);
-	if (!nr || nr > PID_MAX_LIMIT) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_RANGE_A_PID],
-				    "CAUSALPROF_RANGE_A_PID is not a process id");
-		return -EINVAL;
-	}
-	rcu_read_lock();
-	task = pid_task(find_vpid(nr), PIDTYPE_PID);
-	r->tgid = task ? task->tgid : 0;
-	rcu_read_unlock();
-	if (!r->tgid) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_RANGE_A_PID],
-				    "CAUSALPROF_RANGE_A_PID: no such process");
-		return -ESRCH;
-	}
-	return 0;
-}
-
-static int parse_experiment(struct genl_info *info, u32 *speedup, struct cp_range *ranges,
-			    unsigned int *nr)
-{
-	struct nlattr *tb[CAUSALPROF_EXP_A_MAX + 1], *nest, *attr;
-	struct netlink_ext_ack *extack = info->extack;
-	int rem, ret;
-
-	if (GENL_REQ_ATTR_CHECK(info, CAUSALPROF_A_EXPERIMENT)) {
-		GENL_SET_ERR_MSG(info, "CAUSALPROF_A_EXPERIMENT is missing");
-		return -EINVAL;
-	}
-	nest = info->attrs[CAUSALPROF_A_EXPERIMENT];
-	ret = nla_parse_nested(tb, CAUSALPROF_EXP_A_MAX, nest, exp_policy, extack);
-	if (ret)
-		return ret;
-	if (NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_EXP_A_SPEEDUP)) {
-		NL_SET_ERR_MSG(extack, "CAUSALPROF_EXP_A_SPEEDUP is missing");
-		return -EINVAL;
-	}
-	*speedup = nla_get_u32(tb[CAUSALPROF_EXP_A_SPEEDUP]);
-	if (*speedup > 1000) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_EXP_A_SPEEDUP],
-				    "CAUSALPROF_EXP_A_SPEEDUP is above 1000 per mille");
-		return -EINVAL;
-	}
-
-	BUILD_BUG_ON(CP_MAX_RANGES != 16);
-	*nr = 0;
-	nla_for_each_nested(attr, nest, rem) {
-		if (nla_type(attr) != CAUSALPROF_EXP_A_RANGE)
-			continue;
-		if (*nr == CP_MAX_RANGES) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "more than 16 CAUSALPROF_EXP_A_RANGE (CAUSALPROF_MAX_RANGES)");
-			return -EINVAL;
-		}
-		ret = parse_range(attr, &ranges[*nr], extack);
-		if (ret)
-			return ret;
-		(*nr)++;
-	}
-	if (!*nr) {
-		NL_SET_ERR_MSG_ATTR(extack, nest, "no CAUSALPROF_EXP_A_RANGE: nothing selected");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int start_experiment(struct sk_buff *skb, struct genl_info *info)
-{
-	const struct cp_owner who = sender(skb, info);
-	struct cp_range *ranges;
-	unsigned int nr;
-	u32 speedup;
-	int ret;
-
-	if (!control_capable(skb)) {
-		GENL_SET_ERR_MSG(info, "experiments need CAP_PERFMON or CAP_SYS_ADMIN");
-		return -EPERM;
-	}
-	ranges = kcalloc(CP_MAX_RANGES, sizeof(*ranges), GFP_KERNEL);
-	if (!ranges) {
-		GENL_SET_ERR_MSG(info, "out of memory for the ranges");
-		return -ENOMEM;
-	}
-	ret = parse_experiment(info, &speedup, ranges, &nr);
-	if (!ret)
-		ret = causalprof_experiment_start(&who, speedup, ranges, nr, info->extack);
-	kfree(ranges);
-	return ret;
-}
-
-static int stop_experiment(struct sk_buff *skb, struct genl_info *info)
-{
-	const struct cp_owner who = sender(skb, info);
-
-	if (!control_capable(skb)) {
-		GENL_SET_ERR_MSG(info, "experiments need CAP_PERFMON or CAP_SYS_ADMIN");
-		return -EPERM;
-	}
-	return causalprof_experiment_stop(&who, info->extack);
-}
-
-/* The capability check and CAUSALPROF_A_PROGRESS, parsed into tb. */
-static int parse_progress(struct sk_buff *skb, struct genl_info *info,
-			  const struct nla_policy *policy, struct nlattr **tb)
-{
-	if (!control_capable(skb)) {
-		GENL_SET_ERR_MSG(info, "progress points need CAP_PERFMON or CAP_SYS_ADMIN");
-		return -EPERM;
-	}
-	if (GENL_REQ_ATTR_CHECK(info, CAUSALPROF_A_PROGRESS)) {
-		GENL_SET_ERR_MSG(info, "CAUSALPROF_A_PROGRESS is missing");
-		return -EINVAL;
-	}
-	return nla_parse_nested(tb, CAUSALPROF_PP_A_MAX, info->attrs[CAUSALPROF_A_PROGRESS],
-				policy, info->extack);
-}
-
-static int add_progress(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1], *nest, *end;
-	struct netlink_ext_ack *extack = info->extack;
-	const struct cp_owner who = sender(skb, info);
-	u32 kind;
-	int ret;
-
-	ret = parse_progress(skb, info, pp_add_policy, tb);
-	if (ret)
-		return ret;
-	nest = info->attrs[CAUSALPROF_A_PROGRESS];
-	if (NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_ID) ||
-	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_KIND) ||
-	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_PATH) ||
-	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_OFFSET)) {
-		NL_SET_ERR_MSG(extack,
-			       "a progress point needs CAUSALPROF_PP_A_ID, _KIND, _PATH and _OFFSET");
-		return -EINVAL;
-	}
-	kind = nla_get_u32(tb[CAUSALPROF_PP_A_KIND]);
-	end = tb[CAUSALPROF_PP_A_END_OFFSET];
-	if (kind != CAUSALPROF_PP_THROUGHPUT && kind != CAUSALPROF_PP_LATENCY) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_PP_A_KIND],
-				    "CAUSALPROF_PP_A_KIND is not an enum causalprof_pp_kind");
-		return -EINVAL;
-	}
-	if (kind == CAUSALPROF_PP_LATENCY && !end) {
-		NL_SET_ERR_MSG_ATTR(extack, nest,
-				    "a latency point needs CAUSALPROF_PP_A_END_OFFSET");
-		return -EINVAL;
-	}
-	if (kind == CAUSALPROF_PP_THROUGHPUT && end) {
-		NL_SET_ERR_MSG_ATTR(extack, end,
-				    "CAUSALPROF_PP_A_END_OFFSET is for latency points only");
-		return -EINVAL;
-	}
-	return causalprof_progress_add(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), kind,
-				       nla_data(tb[CAUSALPROF_PP_A_PATH]),
-				       nla_get_u64(tb[CAUSALPROF_PP_A_OFFSET]),
-				       end ? nla_get_u64(end) : 0, extack);
-}
-
-static int del_progress(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1];
-	struct netlink_ext_ack *extack = info->extack;
-	const struct cp_owner who = sender(skb, info);
-	int ret;
-
-	ret = parse_progress(skb, info, pp_del_policy, tb);
-	if (ret)
-		return ret;
-	if (NL_REQ_ATTR_CHECK(extack, info->attrs[CAUSALPROF_A_PROGRESS], tb,
-			      CAUSALPROF_PP_A_ID)) {
-		NL_SET_ERR_MSG(extack, "CAUSALPROF_PP_A_ID is missing");
-		return -EINVAL;
-	}
-	return causalprof_progress_del(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), extack);
-}
-
-/* Commands without a policy accept no attributes at all. */
-static const struct genl_ops genl_ops[] = {
-	{
-		.cmd = CAUSALPROF_CMD_GET_STATUS,
-		.doit = get_status,
-	}, {
-		.cmd = CAUSALPROF_CMD_SESSION_START,
-		.doit = start_session,
-		.policy = start_policy,
-		.maxattr = CAUSALPROF_A_MAX,
-	}, {
-		.cmd = CAUSALPROF_CMD_SESSION_STOP,
-		.doit = stop_session,
-	}, {
-		.cmd = CAUSALPROF_CMD_EXPERIMENT_START,
-		.doit = start_experiment,
-		.policy = exp_start_policy,
-		.maxattr = CAUSALPROF_A_MAX,
-	}, {
-		.cmd = CAUSALPROF_CMD_EXPERIMENT_STOP,
-		.doit = stop_experiment,
-		.policy = no_attr_policy,
-		.maxattr = CAUSALPROF_A_MAX,
-	}, {
-		.cmd = CAUSALPROF_CMD_PROGRESS_ADD,
-		.doit = add_progress,
-		.policy = progress_add_policy,
-		.maxattr = CAUSALPROF_A_MAX,
-	}, {
-		.cmd = CAUSALPROF_CMD_PROGRESS_DEL,
-		.doit = del_progress,
-		.policy = progress_del_policy,
-		.maxattr = CAUSALPROF_A_MAX,
-	},
-};
-
-static struct genl_family genl_family __ro_after_init = {
-	.ops = genl_ops,
-	.n_ops = ARRAY_SIZE(genl_ops),
-	.name = CAUSALPROF_GENL_NAME,
-	.version = CAUSALPROF_GENL_VERSION,
-	.maxattr = CAUSALPROF_A_MAX,
-	.module = THIS_MODULE,
-	/* The session has its own lock; do not hold genl_mutex for it. */
-	.parallel_ops = true,
-};
-
 /*
  * One CAUSALPROF_CMD_RECORDS message to a session's owner, queued on its
  * socket itself: not sent to its port id, which another socket may have
@@ -574,9 +264,10 @@ static struct genl_family genl_family __ro_after_init = {
  * reference on sk and has checked that it is not dead; one that dies
  * meanwhile frees the message with its queue. Never blocks: -EAGAIN when
  * the owner's receive queue is full. A message the owner's socket filter
- * refuses counts as delivered, as netlink_unicast() has it.
+ * refuses counts as delivered, as netlink_unicast() has it. The stream
+ * calls it, as the owner's send (see struct cp_owner).
  */
-int causalprof_netlink_send_records(struct sock *sk, u64 id, const void *recs, size_t len)
+static int send_records(struct sock *sk, u64 id, const void *recs, size_t len)
 {
 	enum skb_drop_reason reason;
 	struct sk_buff *msg;
@@ -603,13 +294,298 @@ int causalprof_netlink_send_records(struct sock *sk, u64 id, const void *recs, s
 	return reason == SKB_DROP_REASON_SOCKET_FILTER ? 0 : -EAGAIN;
 }
 
-int __init causalprof_netlink_init(void)
+/* The requesting socket, as sessions name their owner. */
+static struct cp_owner sender(struct sk_buff *skb, struct genl_info *info)
+{
+	return (struct cp_owner){
+		.portid = info->snd_portid,
+		.sk = NETLINK_CB(skb).sk,
+		.send = send_records,
+	};
+}
+
+static int reply_session_id(struct genl_info *info, u64 id)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &genl_family, 0, CAUSALPROF_CMD_SESSION_START);
+	if (!hdr || nla_put_u64_64bit(msg, CAUSALPROF_A_SESSION_ID, id, CAUSALPROF_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int start_session(struct sk_buff *skb, struct genl_info *info)
+{
+	struct cp_config *cfg;
+	u64 id;
+	int ret;
+
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg) {
+		GENL_SET_ERR_MSG(info, "out of memory for the session config");
+		return -ENOMEM;
+	}
+	ret = parse_start(info, cfg);
+	if (ret)
+		goto out_free_cfg;
+	cfg->owner = sender(skb, info);
+
+	ret = cp_session_start(cfg, info->extack, &id);
+	if (ret) {
+		if (ret == -ESRCH)
+			NL_SET_BAD_ATTR(info->extack, info->attrs[CAUSALPROF_A_TARGET_PID]);
+		goto out_free_cfg;
+	}
+	ret = reply_session_id(info, id);
+	if (ret) {
+		/* The caller sees an error: do not leave its session behind. */
+		cp_session_stop(&cfg->owner, false, NULL);
+		GENL_SET_ERR_MSG(info, "could not send the reply; session stopped");
+	} else {
+		cp_session_started(id);
+	}
+out_free_cfg:
+	kfree(cfg);
+	return ret;
+}
+
+static int stop_session(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct cp_owner who = sender(skb, info);
+
+	return cp_session_stop(&who, netlink_capable(skb, CAP_SYS_ADMIN), info->extack);
+}
+
+/* A range's pid, in the caller's pid namespace, as a thread group id. */
+static int parse_range(const struct nlattr *nest, struct cp_range *r,
+		       struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[CAUSALPROF_RANGE_A_MAX + 1];
+	struct cp_range_attrs at;
+	int ret;
+
+	ret = nla_parse_nested(tb, CAUSALPROF_RANGE_A_MAX, nest, range_policy, extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_RANGE_A_PID) ||
+	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_RANGE_A_START) ||
+	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_RANGE_A_END)) {
+		NL_SET_ERR_MSG(extack, "a range needs CAUSALPROF_RANGE_A_PID, _START and _END");
+		return -EINVAL;
+	}
+	at = (struct cp_range_attrs){
+		.pid = tb[CAUSALPROF_RANGE_A_PID],
+		.end = tb[CAUSALPROF_RANGE_A_END],
+	};
+	return cp_request_range(nla_get_u32(tb[CAUSALPROF_RANGE_A_PID]),
+				nla_get_u64(tb[CAUSALPROF_RANGE_A_START]),
+				nla_get_u64(tb[CAUSALPROF_RANGE_A_END]), r, &at, extack);
+}
+
+static int parse_experiment(struct genl_info *info, u32 *speedup, struct cp_range *ranges,
+			    unsigned int *nr)
+{
+	struct nlattr *tb[CAUSALPROF_EXP_A_MAX + 1], *nest, *attr;
+	struct netlink_ext_ack *extack = info->extack;
+	int rem, ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, CAUSALPROF_A_EXPERIMENT)) {
+		GENL_SET_ERR_MSG(info, "CAUSALPROF_A_EXPERIMENT is missing");
+		return -EINVAL;
+	}
+	nest = info->attrs[CAUSALPROF_A_EXPERIMENT];
+	ret = nla_parse_nested(tb, CAUSALPROF_EXP_A_MAX, nest, exp_policy, extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_EXP_A_SPEEDUP)) {
+		NL_SET_ERR_MSG(extack, "CAUSALPROF_EXP_A_SPEEDUP is missing");
+		return -EINVAL;
+	}
+	*speedup = nla_get_u32(tb[CAUSALPROF_EXP_A_SPEEDUP]);
+	ret = cp_request_speedup(*speedup, tb[CAUSALPROF_EXP_A_SPEEDUP], extack);
+	if (ret)
+		return ret;
+
+	*nr = 0;
+	nla_for_each_nested(attr, nest, rem) {
+		if (nla_type(attr) != CAUSALPROF_EXP_A_RANGE)
+			continue;
+		ret = cp_request_nr_ranges(*nr, attr, extack);
+		if (!ret)
+			ret = parse_range(attr, &ranges[*nr], extack);
+		if (ret)
+			return ret;
+		(*nr)++;
+	}
+	if (!*nr) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "no CAUSALPROF_EXP_A_RANGE: nothing selected");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int start_experiment(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct cp_owner who = sender(skb, info);
+	struct cp_range *ranges;
+	unsigned int nr;
+	u32 speedup;
+	int ret;
+
+	ranges = kcalloc(CP_MAX_RANGES, sizeof(*ranges), GFP_KERNEL);
+	if (!ranges) {
+		GENL_SET_ERR_MSG(info, "out of memory for the ranges");
+		return -ENOMEM;
+	}
+	ret = parse_experiment(info, &speedup, ranges, &nr);
+	if (!ret)
+		ret = cp_session_experiment_start(&who, speedup, ranges, nr, info->extack);
+	kfree(ranges);
+	return ret;
+}
+
+static int stop_experiment(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct cp_owner who = sender(skb, info);
+
+	return cp_session_experiment_stop(&who, info->extack);
+}
+
+/* CAUSALPROF_A_PROGRESS, parsed into tb. */
+static int parse_progress(struct genl_info *info,
+			  const struct nla_policy *policy, struct nlattr **tb)
+{
+	if (GENL_REQ_ATTR_CHECK(info, CAUSALPROF_A_PROGRESS)) {
+		GENL_SET_ERR_MSG(info, "CAUSALPROF_A_PROGRESS is missing");
+		return -EINVAL;
+	}
+	return nla_parse_nested(tb, CAUSALPROF_PP_A_MAX, info->attrs[CAUSALPROF_A_PROGRESS],
+				policy, info->extack);
+}
+
+static int add_progress(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1], *nest, *end;
+	struct netlink_ext_ack *extack = info->extack;
+	const struct cp_owner who = sender(skb, info);
+	struct cp_progress_attrs at;
+	u32 kind;
+	int ret;
+
+	ret = parse_progress(info, pp_add_policy, tb);
+	if (ret)
+		return ret;
+	nest = info->attrs[CAUSALPROF_A_PROGRESS];
+	if (NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_ID) ||
+	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_KIND) ||
+	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_PATH) ||
+	    NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_PP_A_OFFSET)) {
+		NL_SET_ERR_MSG(extack,
+			       "a progress point needs CAUSALPROF_PP_A_ID, _KIND, _PATH and _OFFSET");
+		return -EINVAL;
+	}
+	kind = nla_get_u32(tb[CAUSALPROF_PP_A_KIND]);
+	end = tb[CAUSALPROF_PP_A_END_OFFSET];
+	at = (struct cp_progress_attrs){
+		.point = nest,
+		.kind = tb[CAUSALPROF_PP_A_KIND],
+		.end = end,
+	};
+	ret = cp_request_progress(kind, end, &at, extack);
+	if (ret)
+		return ret;
+	return cp_session_progress_add(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), kind,
+				       nla_data(tb[CAUSALPROF_PP_A_PATH]),
+				       nla_get_u64(tb[CAUSALPROF_PP_A_OFFSET]),
+				       end ? nla_get_u64(end) : 0, extack);
+}
+
+static int del_progress(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1];
+	struct netlink_ext_ack *extack = info->extack;
+	const struct cp_owner who = sender(skb, info);
+	int ret;
+
+	ret = parse_progress(info, pp_del_policy, tb);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(extack, info->attrs[CAUSALPROF_A_PROGRESS], tb,
+			      CAUSALPROF_PP_A_ID)) {
+		NL_SET_ERR_MSG(extack, "CAUSALPROF_PP_A_ID is missing");
+		return -EINVAL;
+	}
+	return cp_session_progress_del(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), extack);
+}
+
+/* Commands without a policy accept no attributes at all. */
+static const struct genl_ops genl_ops[] = {
+	{
+		.cmd = CAUSALPROF_CMD_GET_STATUS,
+		.doit = get_status,
+	}, {
+		.cmd = CAUSALPROF_CMD_SESSION_START,
+		.internal_flags = CP_NL_CONTROL,
+		.doit = start_session,
+		.policy = start_policy,
+		.maxattr = CAUSALPROF_A_MAX,
+	}, {
+		.cmd = CAUSALPROF_CMD_SESSION_STOP,
+		.internal_flags = CP_NL_CONTROL,
+		.doit = stop_session,
+	}, {
+		.cmd = CAUSALPROF_CMD_EXPERIMENT_START,
+		.internal_flags = CP_NL_CONTROL,
+		.doit = start_experiment,
+		.policy = exp_start_policy,
+		.maxattr = CAUSALPROF_A_MAX,
+	}, {
+		.cmd = CAUSALPROF_CMD_EXPERIMENT_STOP,
+		.internal_flags = CP_NL_CONTROL,
+		.doit = stop_experiment,
+		.policy = no_attr_policy,
+		.maxattr = CAUSALPROF_A_MAX,
+	}, {
+		.cmd = CAUSALPROF_CMD_PROGRESS_ADD,
+		.internal_flags = CP_NL_CONTROL,
+		.doit = add_progress,
+		.policy = progress_add_policy,
+		.maxattr = CAUSALPROF_A_MAX,
+	}, {
+		.cmd = CAUSALPROF_CMD_PROGRESS_DEL,
+		.internal_flags = CP_NL_CONTROL,
+		.doit = del_progress,
+		.policy = progress_del_policy,
+		.maxattr = CAUSALPROF_A_MAX,
+	},
+};
+
+static struct genl_family genl_family __ro_after_init = {
+	.ops = genl_ops,
+	.n_ops = ARRAY_SIZE(genl_ops),
+	.name = CAUSALPROF_GENL_NAME,
+	.version = CAUSALPROF_GENL_VERSION,
+	.maxattr = CAUSALPROF_A_MAX,
+	.module = THIS_MODULE,
+	.pre_doit = pre_doit,
+	/* The session has its own lock; do not hold genl_mutex for it. */
+	.parallel_ops = true,
+};
+
+int __init cp_netlink_init(void)
 {
 	return genl_register_family(&genl_family);
 }
 
 /* Returns once no request is running and no new one can come in. */
-void causalprof_netlink_uninit(void)
+void cp_netlink_uninit(void)
 {
 	genl_unregister_family(&genl_family);
 }

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The generic netlink family, the module's top layer: only its init
+ * and uninit are called from outside (see netlink.c).
+ */
+
 #ifndef _CAUSALPROF_NETLINK_H
 #define _CAUSALPROF_NETLINK_H
 
-#include <linux/types.h>
-
-struct sock;
-
-int causalprof_netlink_send_records(struct sock *sk, u64 id, const void *recs, size_t len);
-int causalprof_netlink_init(void);
-void causalprof_netlink_uninit(void);
+int cp_netlink_init(void);
+void cp_netlink_uninit(void);
 
 #endif /* _CAUSALPROF_NETLINK_H */

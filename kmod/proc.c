@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/causalprof: status, experiment and progress views, and control,
+ * the text interface that drives a session as netlink requests do.
+ */
 
 #include "causal.h"
 #include "events.h"
 #include "proc.h"
 #include "progress.h"
+#include "request.h"
 #include "session.h"
 #include "stats.h"
 
@@ -51,12 +56,12 @@ static int status_show(struct seq_file *m, void *v)
 	struct cp_status st;
 	int i, ret;
 
-	ret = causalprof_session_status(&st);
+	ret = cp_session_status(&st);
 	if (ret)
 		return ret;
 
 	seq_puts(m, "version: " CAUSALPROF_VERSION "\n");
-	seq_printf(m, "state: %s\n", causalprof_state_name(st.state));
+	seq_printf(m, "state: %s\n", cp_state_name(st.state));
 	seq_printf(m, "session_id: %llu\n", st.id);
 	if (st.has_target)
 		seq_printf(m, "target_pid: %u\n", st.target_pid);
@@ -67,22 +72,10 @@ static int status_show(struct seq_file *m, void *v)
 	else
 		seq_printf(m, "owner: %s\n",
 			   st.owner == CAUSALPROF_OWNER_NETLINK ? "netlink" : "proc");
-	for_each_causalprof_stat(i)
-		seq_printf(m, "%s: %llu\n", causalprof_stat_name(i), causalprof_stat_read(i));
+	for_each_cp_stat(i)
+		seq_printf(m, "%s: %llu\n", cp_stat_name(i), cp_stat_read(i));
 	return 0;
 }
-
-static int status_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, status_show, NULL);
-}
-
-static const struct proc_ops status_ops = {
-	.proc_open	= status_open,
-	.proc_read	= seq_read,
-	.proc_lseek	= seq_lseek,
-	.proc_release	= single_release,
-};
 
 /*
  * /proc/causalprof/experiment: the experiment's summary at position 0,
@@ -128,7 +121,7 @@ static int experiment_show(struct seq_file *m, void *v)
 	struct pid_namespace *ns = task_active_pid_ns(current);
 
 	if (v == EXP_SUMMARY)
-		return causalprof_experiment_show(m, privileged(m), ns);
+		return cp_session_experiment_show(m, privileged(m), ns);
 	cp_causal_show_task(m, v, ns);
 	return 0;
 }
@@ -140,35 +133,11 @@ static const struct seq_operations experiment_seq_ops = {
 	.show	= experiment_show,
 };
 
-static int experiment_open(struct inode *inode, struct file *file)
-{
-	return seq_open(file, &experiment_seq_ops);
-}
-
-static const struct proc_ops experiment_ops = {
-	.proc_open	= experiment_open,
-	.proc_read	= seq_read,
-	.proc_lseek	= seq_lseek,
-	.proc_release	= seq_release,
-};
-
 static int progress_show(struct seq_file *m, void *v)
 {
 	cp_progress_show(m, privileged(m));
 	return 0;
 }
-
-static int progress_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, progress_show, NULL);
-}
-
-static const struct proc_ops progress_ops = {
-	.proc_open	= progress_open,
-	.proc_read	= seq_read,
-	.proc_lseek	= seq_lseek,
-	.proc_release	= single_release,
-};
 
 /* "start" without event=: cpu-clock, at this rate unless freq= or period= say otherwise. */
 
@@ -311,7 +280,8 @@ static char *next_token(char **args)
 	return tok;
 }
 
-static int parse_start_key(struct start_args *args, char *tok)
+static int parse_start_key(struct start_args *args, char *tok,
+			   struct netlink_ext_ack *extack)
 {
 	char *val = strchr(tok, '=');
 	unsigned int i;
@@ -322,18 +292,21 @@ static int parse_start_key(struct start_args *args, char *tok)
 		if (strcmp(tok, start_keys[i].name))
 			continue;
 		if (start_keys[i].parse(args, val)) {
-			pr_debug("control: bad or repeated %s\n", tok);
+			NL_SET_ERR_MSG(extack, "start: a bad or repeated key");
 			return -EINVAL;
 		}
 		return 0;
 	}
-	pr_debug("control: unknown key '%.32s'\n", tok);
+	NL_SET_ERR_MSG(extack, "start: an unknown key");
 	return -EINVAL;
 }
 
-static int control_start(struct file *file, char *args)
+/*
+ * The text, parsed into the struct cp_config a netlink START fills, which
+ * cp_session_start() checks the same for both.
+ */
+static int control_start(struct file *file, char *args, struct netlink_ext_ack *extack)
 {
-	struct netlink_ext_ack extack = {};
 	struct start_args sa = {};
 	struct cp_config *cfg;
 	char *tok;
@@ -347,16 +320,14 @@ static int control_start(struct file *file, char *args)
 	sa.cfg = cfg;
 
 	while ((tok = next_token(&args))) {
-		ret = parse_start_key(&sa, tok);
+		ret = parse_start_key(&sa, tok, extack);
 		if (ret)
 			goto out;
 	}
 	start_defaults(&sa);
-	ret = causalprof_session_start(cfg, &extack, &id);
-	if (ret) {
-		pr_debug("control: start: %s (%d)\n", extack._msg ?: "failed", ret);
-	} else {
-		causalprof_session_started(id);
+	ret = cp_session_start(cfg, extack, &id);
+	if (!ret) {
+		cp_session_started(id);
 		pr_debug("control: started session %llu\n", id);
 	}
 out:
@@ -364,96 +335,115 @@ out:
 	return ret;
 }
 
-static int control_stop(struct file *file, char *args)
+static int control_stop(struct file *file, char *args, struct netlink_ext_ack *extack)
 {
-	struct netlink_ext_ack extack = {};
 	bool admin;
-	int ret;
 
 	if (next_token(&args)) {
-		pr_debug("control: stop takes no arguments\n");
+		NL_SET_ERR_MSG(extack, "stop takes no arguments");
 		return -EINVAL;
 	}
 	/* Like the check at open, judge the opener, not the writer. */
 	admin = file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
-	ret = causalprof_session_stop(NULL, admin, &extack);
-	if (ret)
-		pr_debug("control: stop: %s (%d)\n", extack._msg ?: "failed", ret);
-	return ret;
+	return cp_session_stop(NULL, admin, extack);
 }
 
-/* PID:START-END, PID in the writer's pid namespace, addresses C-style. */
-static int parse_range(char *val, struct cp_range *r)
+/*
+ * PID:START-END, PID in the writer's pid namespace, addresses C-style,
+ * checked as a netlink CAUSALPROF_EXP_A_RANGE is.
+ */
+static int parse_range(char *val, struct cp_range *r, struct netlink_ext_ack *extack)
 {
+	static const struct cp_range_attrs no_attrs;
 	char *pid = strsep(&val, ":"), *start = strsep(&val, "-");
-	struct task_struct *task;
+	u64 first, end;
 	u32 nr;
 
-	if (!val || kstrtou32(pid, 10, &nr) || !nr || kstrtou64(start, 0, &r->start) ||
-	    kstrtou64(val, 0, &r->end) || r->start >= r->end)
+	if (!val || kstrtou32(pid, 10, &nr) || kstrtou64(start, 0, &first) ||
+	    kstrtou64(val, 0, &end)) {
+		NL_SET_ERR_MSG(extack, "experiment: a range is PID:START-END");
 		return -EINVAL;
-	rcu_read_lock();
-	task = pid_task(find_vpid(nr), PIDTYPE_PID);
-	r->tgid = task ? task->tgid : 0;
-	rcu_read_unlock();
-	return r->tgid ? 0 : -ESRCH;
+	}
+	return cp_request_range(nr, first, end, r, &no_attrs, extack);
 }
 
-/* "start speedup=PERMILLE range=PID:START-END[,...]" or "stop" */
-static int control_experiment(struct file *file, char *args)
+static int parse_ranges(char *val, struct cp_range *ranges, unsigned int *nr,
+			struct netlink_ext_ack *extack)
 {
-	struct netlink_ext_ack extack = {};
+	char *one;
+	int ret;
+
+	while ((one = strsep(&val, ","))) {
+		ret = cp_request_nr_ranges(*nr, NULL, extack);
+		if (!ret)
+			ret = parse_range(one, &ranges[*nr], extack);
+		if (ret)
+			return ret;
+		(*nr)++;
+	}
+	return 0;
+}
+
+/*
+ * "start speedup=PERMILLE range=PID:START-END[,...]" or "stop", checked
+ * as a netlink EXPERIMENT_START is.
+ */
+static int control_experiment(struct file *file, char *args, struct netlink_ext_ack *extack)
+{
 	struct cp_range *ranges;
-	char *verb = next_token(&args), *tok, *val, *one;
+	char *verb = next_token(&args), *tok, *val;
 	unsigned int nr = 0;
 	bool speedup_set = false;
 	u32 speedup = 0;
-	int ret = -EINVAL;
+	int ret;
 
 	if (verb && !strcmp(verb, "stop")) {
-		if (next_token(&args))
+		if (next_token(&args)) {
+			NL_SET_ERR_MSG(extack, "experiment stop takes no arguments");
 			return -EINVAL;
-		ret = causalprof_experiment_stop(NULL, &extack);
-		if (ret)
-			pr_debug("control: experiment stop: %s (%d)\n", extack._msg, ret);
-		return ret;
+		}
+		return cp_session_experiment_stop(NULL, extack);
 	}
-	if (!verb || strcmp(verb, "start"))
+	if (!verb || strcmp(verb, "start")) {
+		NL_SET_ERR_MSG(extack, "experiment: start or stop");
 		return -EINVAL;
+	}
 
 	ranges = kcalloc(CP_MAX_RANGES, sizeof(*ranges), GFP_KERNEL);
 	if (!ranges)
 		return -ENOMEM;
 	while ((tok = next_token(&args))) {
 		val = strchr(tok, '=');
-		if (!val)
-			goto out;
-		*val++ = '\0';
-		if (!strcmp(tok, "speedup") && !speedup_set) {
-			if (kstrtou32(val, 10, &speedup) || speedup > 1000)
+		if (val)
+			*val++ = '\0';
+		if (val && !strcmp(tok, "speedup") && !speedup_set) {
+			ret = kstrtou32(val, 10, &speedup) ? -EINVAL : 0;
+			if (ret) {
+				NL_SET_ERR_MSG(extack, "experiment: speedup is a number");
+				goto out;
+			}
+			ret = cp_request_speedup(speedup, NULL, extack);
+			if (ret)
 				goto out;
 			speedup_set = true;
-		} else if (!strcmp(tok, "range")) {
-			while ((one = strsep(&val, ","))) {
-				if (nr == CP_MAX_RANGES)
-					goto out;
-				ret = parse_range(one, &ranges[nr++]);
-				if (ret)
-					goto out;
-				ret = -EINVAL;
-			}
+		} else if (val && !strcmp(tok, "range")) {
+			ret = parse_ranges(val, ranges, &nr, extack);
+			if (ret)
+				goto out;
 		} else {
+			NL_SET_ERR_MSG(extack, "experiment: an unknown or repeated key");
+			ret = -EINVAL;
 			goto out;
 		}
 	}
-	if (!speedup_set || !nr)
-		goto out;
-	ret = causalprof_experiment_start(NULL, speedup, ranges, nr, &extack);
-	if (ret)
-		pr_debug("control: experiment start: %s (%d)\n", extack._msg, ret);
+	ret = -EINVAL;
+	if (!speedup_set)
+		NL_SET_ERR_MSG(extack, "CAUSALPROF_EXP_A_SPEEDUP is missing");
+	else if (!nr)
+		NL_SET_ERR_MSG(extack, "no CAUSALPROF_EXP_A_RANGE: nothing selected");
+	else
+		ret = cp_session_experiment_start(NULL, speedup, ranges, nr, extack);
 out:
-	if (ret == -EINVAL)
-		pr_debug("control: bad experiment command\n");
 	kfree(ranges);
 	return ret;
 }
@@ -504,49 +494,52 @@ static int parse_progress_key(struct progress_args *pa, char *tok)
 
 /*
  * "add id=N kind=throughput path=/FILE offset=OFF",
- * "add id=N kind=latency path=/FILE offset=OFF end=OFF" or "del id=N"
+ * "add id=N kind=latency path=/FILE offset=OFF end=OFF" or "del id=N",
+ * checked as a netlink PROGRESS_ADD or PROGRESS_DEL is.
  */
-static int control_progress(struct file *file, char *args)
+static int control_progress(struct file *file, char *args, struct netlink_ext_ack *extack)
 {
-	struct netlink_ext_ack extack = {};
+	static const struct cp_progress_attrs no_attrs;
 	struct progress_args pa = {};
 	char *verb = next_token(&args), *tok;
 	int ret;
 
-	if (!verb || (strcmp(verb, "add") && strcmp(verb, "del")))
-		goto err_inval;
-	while ((tok = next_token(&args))) {
-		if (parse_progress_key(&pa, tok))
-			goto err_inval;
+	if (!verb || (strcmp(verb, "add") && strcmp(verb, "del"))) {
+		NL_SET_ERR_MSG(extack, "progress: add or del");
+		return -EINVAL;
 	}
-	if (!pa.id_set)
-		goto err_inval;
+	while ((tok = next_token(&args))) {
+		if (parse_progress_key(&pa, tok)) {
+			NL_SET_ERR_MSG(extack, "progress: an unknown, repeated or bad key");
+			return -EINVAL;
+		}
+	}
+	if (!pa.id_set) {
+		NL_SET_ERR_MSG(extack, "CAUSALPROF_PP_A_ID is missing");
+		return -EINVAL;
+	}
 
 	if (!strcmp(verb, "del")) {
-		if (pa.kind_set || pa.path || pa.offset_set || pa.end_set)
-			goto err_inval;
-		ret = causalprof_progress_del(NULL, pa.id, &extack);
-		if (ret)
-			pr_debug("control: progress del: %s (%d)\n", extack._msg ?: "failed", ret);
-		return ret;
+		if (pa.kind_set || pa.path || pa.offset_set || pa.end_set) {
+			NL_SET_ERR_MSG(extack, "progress del takes only id=");
+			return -EINVAL;
+		}
+		return cp_session_progress_del(NULL, pa.id, extack);
 	}
-	if (!pa.kind_set || !pa.path || !pa.offset_set ||
-	    (pa.kind == CAUSALPROF_PP_THROUGHPUT && pa.end_set) ||
-	    (pa.kind == CAUSALPROF_PP_LATENCY && !pa.end_set))
-		goto err_inval;
-	ret = causalprof_progress_add(NULL, pa.id, pa.kind, pa.path, pa.offset, pa.end, &extack);
+	if (!pa.kind_set || !pa.path || !pa.offset_set) {
+		NL_SET_ERR_MSG(extack,
+			       "a progress point needs CAUSALPROF_PP_A_ID, _KIND, _PATH and _OFFSET");
+		return -EINVAL;
+	}
+	ret = cp_request_progress(pa.kind, pa.end_set, &no_attrs, extack);
 	if (ret)
-		pr_debug("control: progress add: %s (%d)\n", extack._msg ?: "failed", ret);
-	return ret;
-
-err_inval:
-	pr_debug("control: bad progress command\n");
-	return -EINVAL;
+		return ret;
+	return cp_session_progress_add(NULL, pa.id, pa.kind, pa.path, pa.offset, pa.end, extack);
 }
 
 static const struct {
 	const char *name;
-	int (*run)(struct file *file, char *args);
+	int (*run)(struct file *file, char *args, struct netlink_ext_ack *extack);
 } control_cmds[] = {
 	{ "start",	control_start },
 	{ "stop",	control_stop },
@@ -554,39 +547,51 @@ static const struct {
 	{ "progress",	control_progress },
 };
 
-static int control_run(struct file *file, char *buf)
+static int control_run(struct file *file, char *buf, struct netlink_ext_ack *extack)
 {
 	char *verb = next_token(&buf);
 	unsigned int i;
 
 	if (!verb) {
-		pr_debug("control: empty command\n");
+		NL_SET_ERR_MSG(extack, "empty command");
 		return -EINVAL;
 	}
 	for (i = 0; i < ARRAY_SIZE(control_cmds); i++)
 		if (!strcmp(verb, control_cmds[i].name))
-			return control_cmds[i].run(file, buf);
-	pr_debug("control: unknown command '%.32s'\n", verb);
+			return control_cmds[i].run(file, buf, extack);
+	NL_SET_ERR_MSG(extack, "unknown command");
 	return -EINVAL;
+}
+
+/*
+ * The reason a write failed, as a netlink caller finds it in its extack:
+ * the checks are the same. The message is one of the module's own
+ * strings, never the writer's text.
+ */
+static void control_error(const struct netlink_ext_ack *extack, int ret)
+{
+	pr_info_ratelimited("control: %s (%d)\n", extack->_msg ?: "failed", ret);
 }
 
 static ssize_t control_write(struct file *file, const char __user *ubuf, size_t len,
 			     loff_t *ppos)
 {
+	struct netlink_ext_ack extack = {};
 	const struct cred *old;
 	char *buf;
 	int ret;
 
 	if (!len || len > CONTROL_MAX_WRITE) {
-		pr_debug("control: write of %zu bytes rejected\n", len);
-		return -EINVAL;
+		NL_SET_ERR_MSG(&extack, "a command is 1 to 4096 bytes");
+		ret = -EINVAL;
+		goto out;
 	}
 	buf = memdup_user_nul(ubuf, len);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 
 	if (strlen(buf) != len) {
-		pr_debug("control: NUL byte in command\n");
+		NL_SET_ERR_MSG(&extack, "a NUL byte in the command");
 		ret = -EINVAL;
 	} else {
 		/*
@@ -595,12 +600,15 @@ static ssize_t control_write(struct file *file, const char __user *ubuf, size_t 
 		 * session, who may change a process, which files a path finds.
 		 */
 		old = override_creds(file->f_cred);
-		ret = control_run(file, buf);
+		ret = control_run(file, buf, &extack);
 		revert_creds(old);
 	}
 	kfree(buf);
-	if (ret)
+out:
+	if (ret) {
+		control_error(&extack, ret);
 		return ret;
+	}
 	return len;
 }
 
@@ -617,15 +625,15 @@ static const struct proc_ops control_ops = {
 	.proc_write	= control_write,
 };
 
-int __init causalprof_proc_init(void)
+int __init cp_proc_init(void)
 {
 	proc_dir = proc_mkdir("causalprof", NULL);
 	if (!proc_dir)
 		return -ENOMEM;
-	if (!proc_create("status", 0444, proc_dir, &status_ops) ||
+	if (!proc_create_single("status", 0444, proc_dir, status_show) ||
 	    !proc_create("control", 0666, proc_dir, &control_ops) ||
-	    !proc_create("experiment", 0444, proc_dir, &experiment_ops) ||
-	    !proc_create("progress", 0444, proc_dir, &progress_ops)) {
+	    !proc_create_seq("experiment", 0444, proc_dir, &experiment_seq_ops) ||
+	    !proc_create_single("progress", 0444, proc_dir, progress_show)) {
 		proc_remove(proc_dir);
 		return -ENOMEM;
 	}
@@ -633,7 +641,7 @@ int __init causalprof_proc_init(void)
 }
 
 /* Waits for readers and writers still inside the files. */
-void causalprof_proc_uninit(void)
+void cp_proc_uninit(void)
 {
 	proc_remove(proc_dir);
 }

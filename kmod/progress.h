@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Progress points: uprobes that count a target's passes through a
+ * line (throughput) or a begin/end pair (latency) (see progress.c).
+ */
+
 #ifndef _CAUSALPROF_PROGRESS_H
 #define _CAUSALPROF_PROGRESS_H
 

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The stream's byte rings: one producer (the overflow handler or the
+ * sideband) and one consumer (the stream's drain work) each.
+ */
 
 #include "ring.h"
 

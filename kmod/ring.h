@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The stream's single-producer, single-consumer byte rings of
+ * 8-byte aligned records (see ring.c).
+ */
+
 #ifndef _CAUSALPROF_RING_H
 #define _CAUSALPROF_RING_H
 

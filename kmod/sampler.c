@@ -16,7 +16,7 @@
 #include "events.h"
 #include "ring.h"
 #include "sampler.h"
-#include "session.h"
+#include "shared.h"
 #include "stack.h"
 #include "stats.h"
 #include "stream.h"
@@ -116,7 +116,7 @@ static bool record_sample(struct cp_cpu_stats *st, unsigned int index, u64 perio
 static void cp_overflow(struct perf_event *event, struct perf_sample_data *data,
 			struct pt_regs *regs)
 {
-	struct cp_cpu_stats *st = this_cpu_ptr(&causalprof_cpu_stats);
+	struct cp_cpu_stats *st = this_cpu_ptr(&cp_cpu_stats);
 	const u8 *ctx = event->overflow_handler_context;
 	u64 t0 = ktime_get_mono_fast_ns();
 	unsigned int index = ctx - counters.ctx, nk = 0, nu = 0;

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The session's perf counters and their overflow handler (see
+ * sampler.c).
+ */
+
 #ifndef _CAUSALPROF_SAMPLER_H
 #define _CAUSALPROF_SAMPLER_H
 

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The one session: start and stop, who may control it, its experiments
+ * and progress points, and its end when the owner's socket closes.
+ */
 
 #include "access.h"
 #include "causal.h"
@@ -15,6 +19,7 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/init.h>
+#include <linux/mutex.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
 #include <linux/perf_event.h>
@@ -23,8 +28,49 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
+#include <linux/spinlock.h>
 #include <linux/threads.h>
+#include <linux/uidgid.h>
 #include <linux/workqueue.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+/*
+ * The module runs one session at a time; this is it. A session goes
+ * idle -> recording -> stopping -> idle. Everything here is stable under
+ * lock.
+ */
+struct cp_session {
+	struct mutex lock;	/* held by start and stop throughout */
+	enum causalprof_state state;
+	bool closing;		/* the module is unloading: no new session */
+	u64 id;			/* current or last session; 0: none yet */
+	struct cp_config cfg;	/* of the current or last session */
+	struct pid *target;	/* held while recording; NULL if system-wide */
+	kuid_t uid;		/* the starter's euid: a /proc session's owner */
+
+	/*
+	 * The netlink release notifier runs inside every netlink socket's
+	 * close, so it must neither wait for lock nor do the stop (which will
+	 * tear down samplers and flush the stream) itself. It reads cfg.owner
+	 * and id under owner_lock, which their writers take inside lock, and
+	 * names the session in release_id for release_work to stop.
+	 */
+	spinlock_t owner_lock;
+	u64 release_id;
+	struct work_struct release_work;
+
+	/*
+	 * A stopping session whose owner's socket was too full for the last
+	 * records: finish_work tries again until stop_deadline.
+	 */
+	struct delayed_work finish_work;
+	unsigned long stop_deadline;
+
+	/* Stops experiment exp_id once it has run max_experiment_s. */
+	struct delayed_work exp_timeout;
+	u32 exp_id;
+};
 
 /*
  * An experiment that runs this long stops by itself: a controlling script
@@ -51,7 +97,7 @@ static const char *const state_names[] = {
 	[CAUSALPROF_STATE_STOPPING]	= "stopping",
 };
 
-const char *causalprof_state_name(enum causalprof_state state)
+const char *cp_state_name(enum causalprof_state state)
 {
 	if (state >= ARRAY_SIZE(state_names))
 		return "unknown";
@@ -107,8 +153,7 @@ static struct pid *get_target(u32 nr, pid_t *tgid)
  * during the dump goes unreported, and the counters last, once every
  * mapping they may hit has been reported.
  */
-int causalprof_session_start(const struct cp_config *cfg, struct netlink_ext_ack *extack,
-			     u64 *id)
+int cp_session_start(const struct cp_config *cfg, struct netlink_ext_ack *extack, u64 *id)
 {
 	bool all = cfg->flags & CAUSALPROF_F_SYSTEM_WIDE;
 	struct pid *target = NULL;
@@ -180,7 +225,7 @@ int causalprof_session_start(const struct cp_config *cfg, struct netlink_ext_ack
 	sess.cfg = *cfg;
 	spin_unlock(&sess.owner_lock);
 
-	causalprof_stat_add(CAUSALPROF_STAT_SESSIONS, 1);
+	cp_stat_add(CAUSALPROF_STAT_SESSIONS, 1);
 	pr_debug("session %llu created\n", sess.id);
 	*id = sess.id;
 	mutex_unlock(&sess.lock);
@@ -205,7 +250,7 @@ out_unlock:
  * The starter has its reply (or needs none): the session's records may go
  * out. Until then they wait in the rings. A no-op if session id is over.
  */
-void causalprof_session_started(u64 id)
+void cp_session_started(u64 id)
 {
 	mutex_lock(&sess.lock);
 	if (sess.id == id && sess.state == CAUSALPROF_STATE_RECORDING)
@@ -257,7 +302,7 @@ static int experiment_stop_locked(u16 flags)
  */
 static void stop_locked(void)
 {
-	bool owned = sess.cfg.owner.net;
+	bool owned = sess.cfg.owner.sk;
 
 	lockdep_assert_held(&sess.lock);
 
@@ -313,8 +358,7 @@ static bool starter(void)
  * without (started through /proc) by the user who started it or an admin.
  * who is NULL for callers that are not a netlink socket.
  */
-int causalprof_session_stop(const struct cp_owner *who, bool admin,
-			    struct netlink_ext_ack *extack)
+int cp_session_stop(const struct cp_owner *who, bool admin, struct netlink_ext_ack *extack)
 {
 	int ret = 0;
 
@@ -324,12 +368,12 @@ int causalprof_session_stop(const struct cp_owner *who, bool admin,
 		ret = -ENOENT;
 		goto out_unlock;
 	}
-	if (sess.cfg.owner.net && !admin && !(who && owner_eq(who, &sess.cfg.owner))) {
+	if (sess.cfg.owner.sk && !admin && !(who && owner_eq(who, &sess.cfg.owner))) {
 		NL_SET_ERR_MSG(extack, "only the session's owner or CAP_SYS_ADMIN may stop it");
 		ret = -EPERM;
 		goto out_unlock;
 	}
-	if (!sess.cfg.owner.net && !admin && !starter()) {
+	if (!sess.cfg.owner.sk && !admin && !starter()) {
 		NL_SET_ERR_MSG(extack, "only its starter or CAP_SYS_ADMIN may stop the session");
 		ret = -EPERM;
 		goto out_unlock;
@@ -341,11 +385,20 @@ out_unlock:
 }
 
 /*
- * Experiments and progress points are controlled through the surface that
- * started the session: a session with an owner only by its owner's socket
- * (who), one started through /proc only through /proc (who == NULL), by
- * the user who started it or an admin. Under sess.lock.
+ * Whether the caller may ptrace-attach task, whose reference it drops:
+ * -ESRCH without a task, -EPERM without the right.
  */
+static int attach_task(const struct cp_owner *who, struct task_struct *task)
+{
+	bool ok;
+
+	if (!task)
+		return -ESRCH;
+	ok = cp_may_attach(who, task);
+	put_task_struct(task);
+	return ok ? 0 : -EPERM;
+}
+
 /*
  * Starting an experiment, which delays the session's targets, and adding a
  * progress point, which puts breakpoints in their memory, change them: as
@@ -355,8 +408,7 @@ out_unlock:
  */
 static int may_change(const struct cp_owner *who, struct netlink_ext_ack *extack)
 {
-	struct task_struct *task;
-	bool ok;
+	int ret;
 
 	if (!sess.target) {
 		if (cp_capable(who, CAP_SYS_ADMIN) || cp_capable(who, CAP_SYS_PTRACE))
@@ -365,20 +417,20 @@ static int may_change(const struct cp_owner *who, struct netlink_ext_ack *extack
 			       "changing a system-wide session's targets needs CAP_SYS_ADMIN or CAP_SYS_PTRACE");
 		return -EPERM;
 	}
-	task = get_pid_task(sess.target, PIDTYPE_PID);
-	if (!task) {
+	ret = attach_task(who, get_pid_task(sess.target, PIDTYPE_PID));
+	if (ret == -ESRCH)
 		NL_SET_ERR_MSG(extack, "the session's target has exited");
-		return -ESRCH;
-	}
-	ok = cp_may_attach(who, task);
-	put_task_struct(task);
-	if (!ok) {
+	else if (ret)
 		NL_SET_ERR_MSG(extack, "no right to ptrace-attach the session's target");
-		return -EPERM;
-	}
-	return 0;
+	return ret;
 }
 
+/*
+ * Experiments and progress points are controlled through the surface that
+ * started the session: a session with an owner only by its owner's socket
+ * (who), one started through /proc only through /proc (who == NULL), by
+ * the user who started it or an admin. Under sess.lock.
+ */
 static int may_control(const struct cp_owner *who, struct netlink_ext_ack *extack)
 {
 	lockdep_assert_held(&sess.lock);
@@ -387,8 +439,8 @@ static int may_control(const struct cp_owner *who, struct netlink_ext_ack *extac
 		NL_SET_ERR_MSG(extack, "no session is running");
 		return -ENOENT;
 	}
-	if (!sess.cfg.owner.net != !who || (who && !owner_eq(who, &sess.cfg.owner))) {
-		if (sess.cfg.owner.net)
+	if (!sess.cfg.owner.sk != !who || (who && !owner_eq(who, &sess.cfg.owner))) {
+		if (sess.cfg.owner.sk)
 			NL_SET_ERR_MSG(extack, "only the session's owner may do this");
 		else
 			NL_SET_ERR_MSG(extack, "the session is controlled through /proc");
@@ -411,7 +463,7 @@ static int may_select(const struct cp_owner *who, const struct cp_range *ranges,
 {
 	struct task_struct *task;
 	unsigned int i;
-	bool ok;
+	int ret;
 
 	for (i = 0; i < nr; i++) {
 		rcu_read_lock();
@@ -419,16 +471,13 @@ static int may_select(const struct cp_owner *who, const struct cp_range *ranges,
 		if (task)
 			get_task_struct(task);
 		rcu_read_unlock();
-		if (!task) {
+		ret = attach_task(who, task);
+		if (ret == -ESRCH)
 			NL_SET_ERR_MSG(extack, "a range's process has exited");
-			return -ESRCH;
-		}
-		ok = cp_may_attach(who, task);
-		put_task_struct(task);
-		if (!ok) {
+		else if (ret)
 			NL_SET_ERR_MSG(extack, "no right to ptrace-attach a range's process");
-			return -EPERM;
-		}
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -438,7 +487,7 @@ static int may_select(const struct cp_owner *who, const struct cp_range *ranges,
  * points (who: see may_control()). Ranges name processes by thread group
  * id in the initial pid namespace.
  */
-int causalprof_experiment_start(const struct cp_owner *who, u32 speedup,
+int cp_session_experiment_start(const struct cp_owner *who, u32 speedup,
 				const struct cp_range *ranges, unsigned int nr,
 				struct netlink_ext_ack *extack)
 {
@@ -479,7 +528,7 @@ out_unlock:
 }
 
 /* The experiment's result goes out as a CAUSALPROF_REC_EXPERIMENT record. */
-int causalprof_experiment_stop(const struct cp_owner *who, struct netlink_ext_ack *extack)
+int cp_session_experiment_stop(const struct cp_owner *who, struct netlink_ext_ack *extack)
 {
 	int ret;
 
@@ -496,7 +545,7 @@ out_unlock:
 }
 
 /* A reader waiting for the session may give up: nobody stalls in D state. */
-int causalprof_experiment_show(struct seq_file *m, bool privileged, struct pid_namespace *ns)
+int cp_session_experiment_show(struct seq_file *m, bool privileged, struct pid_namespace *ns)
 {
 	if (mutex_lock_interruptible(&sess.lock))
 		return -EINTR;
@@ -505,7 +554,7 @@ int causalprof_experiment_show(struct seq_file *m, bool privileged, struct pid_n
 	return 0;
 }
 
-int causalprof_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
+int cp_session_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
 			    u64 offset, u64 end_offset, struct netlink_ext_ack *extack)
 {
 	int ret;
@@ -520,7 +569,7 @@ int causalprof_progress_add(const struct cp_owner *who, u32 id, u32 kind, const 
 	return ret;
 }
 
-int causalprof_progress_del(const struct cp_owner *who, u32 id, struct netlink_ext_ack *extack)
+int cp_session_progress_del(const struct cp_owner *who, u32 id, struct netlink_ext_ack *extack)
 {
 	int ret;
 
@@ -534,7 +583,7 @@ int causalprof_progress_del(const struct cp_owner *who, u32 id, struct netlink_e
 	return ret;
 }
 
-int causalprof_session_status(struct cp_status *st)
+int cp_session_status(struct cp_status *st)
 {
 	memset(st, 0, sizeof(*st));
 
@@ -548,7 +597,7 @@ int causalprof_session_status(struct cp_status *st)
 			st->has_target = true;
 			st->target_pid = pid_vnr(sess.target);
 		}
-		st->owner = sess.cfg.owner.net ? CAUSALPROF_OWNER_NETLINK :
+		st->owner = sess.cfg.owner.sk ? CAUSALPROF_OWNER_NETLINK :
 			    CAUSALPROF_OWNER_PROC;
 	}
 	mutex_unlock(&sess.lock);
@@ -602,7 +651,7 @@ static int release_notify(struct notifier_block *nb, unsigned long event, void *
 	 * sending here, before this socket's close returns.
 	 */
 	spin_lock(&sess.owner_lock);
-	if (sess.cfg.owner.net && sess.cfg.owner.net == n->net &&
+	if (sess.cfg.owner.sk && net_eq(sock_net(sess.cfg.owner.sk), n->net) &&
 	    sess.cfg.owner.portid == n->portid) {
 		cp_stream_owner_gone();
 		sess.release_id = sess.id;
@@ -616,8 +665,10 @@ static struct notifier_block release_nb = {
 	.notifier_call = release_notify,
 };
 
-int __init causalprof_session_init(void)
+/* The session layer brings up, and tears down, the causal engine below it. */
+int __init cp_session_init(void)
 {
+	cp_causal_init();
 	INIT_WORK(&sess.release_work, release_work_fn);
 	INIT_DELAYED_WORK(&sess.finish_work, finish_work_fn);
 	INIT_DELAYED_WORK(&sess.exp_timeout, exp_timeout_fn);
@@ -629,7 +680,7 @@ int __init causalprof_session_init(void)
  * session's last records: no new session, and the running one stops now,
  * dropping what its owner cannot take at once.
  */
-void causalprof_session_shutdown(void)
+void cp_session_shutdown(void)
 {
 	mutex_lock(&sess.lock);
 	sess.closing = true;
@@ -642,10 +693,14 @@ void causalprof_session_shutdown(void)
 	cancel_delayed_work_sync(&sess.exp_timeout);
 }
 
-/* Last thing at unload: nothing can reach the session any more. */
-void causalprof_session_uninit(void)
+/*
+ * Last thing at unload, once debugfs is gone: nothing can reach the
+ * session, nor the causal engine, any more.
+ */
+void cp_session_uninit(void)
 {
 	netlink_unregister_notifier(&release_nb);
 	cancel_work_sync(&sess.release_work);
-	causalprof_session_shutdown();
+	cp_session_shutdown();
+	cp_causal_uninit();
 }

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The records that explain samples: mappings, thread names, forks and
+ * exits (see sideband.c).
+ */
+
 #ifndef _CAUSALPROF_SIDEBAND_H
 #define _CAUSALPROF_SIDEBAND_H
 

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User and kernel call stacks taken in the overflow handler, NMI-safe
+ * (see stack.c).
+ */
+
 #ifndef _CAUSALPROF_STACK_H
 #define _CAUSALPROF_STACK_H
 

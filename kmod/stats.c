@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Module-wide counters since load, and their names as /proc, debugfs
+ * and netlink show them.
+ */
 
 #include "stats.h"
 
@@ -8,8 +12,8 @@
 
 #include <causalprof/tables.h>
 
-atomic64_t causalprof_stats[__CAUSALPROF_STAT_LAST];
-DEFINE_PER_CPU(struct cp_cpu_stats, causalprof_cpu_stats);
+atomic64_t cp_stats[__CAUSALPROF_STAT_LAST];
+DEFINE_PER_CPU(struct cp_cpu_stats, cp_cpu_stats);
 
 static const struct {
 	enum causalprof_stat stat;
@@ -24,7 +28,7 @@ static const struct {
 static_assert(ARRAY_SIZE(names) == __CAUSALPROF_STAT_LAST - CAUSALPROF_STAT_SESSIONS);
 
 /* The counter's key in /proc/causalprof/status and its debugfs file name. */
-const char *causalprof_stat_name(enum causalprof_stat stat)
+const char *cp_stat_name(enum causalprof_stat stat)
 {
 	unsigned int i;
 
@@ -40,12 +44,12 @@ static u64 cpu_sum(size_t field)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += local64_read((local64_t *)((char *)per_cpu_ptr(&causalprof_cpu_stats, cpu) +
+		sum += local64_read((local64_t *)((char *)per_cpu_ptr(&cp_cpu_stats, cpu) +
 						  field));
 	return sum;
 }
 
-u64 causalprof_stat_read(enum causalprof_stat stat)
+u64 cp_stat_read(enum causalprof_stat stat)
 {
 	switch (stat) {
 	case CAUSALPROF_STAT_SAMPLES:
@@ -55,6 +59,6 @@ u64 causalprof_stat_read(enum causalprof_stat stat)
 	case CAUSALPROF_STAT_OVERFLOWS:
 		return cpu_sum(offsetof(struct cp_cpu_stats, overflows));
 	default:
-		return atomic64_read(&causalprof_stats[stat]);
+		return atomic64_read(&cp_stats[stat]);
 	}
 }

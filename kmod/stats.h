@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Module-wide counters, safe from any context, indexed by enum
+ * causalprof_stat (see stats.c).
+ */
+
 #ifndef _CAUSALPROF_STATS_H
 #define _CAUSALPROF_STATS_H
 
@@ -11,9 +16,9 @@
  * Module-wide counters since load, indexed by enum causalprof_stat so that
  * /proc, debugfs and netlink walk the same table. Safe from any context,
  * including NMI. samples, lost and overflows are sums of the per-CPU
- * counters below; the others live in causalprof_stats[].
+ * counters below; the others live in cp_stats[].
  */
-extern atomic64_t causalprof_stats[__CAUSALPROF_STAT_LAST];
+extern atomic64_t cp_stats[__CAUSALPROF_STAT_LAST];
 
 /*
  * Per-CPU counters of the overflow handler, since load (ring_hwm: of the
@@ -29,17 +34,17 @@ struct cp_cpu_stats {
 	local64_t handler_ns;	/* time spent in the handler */
 };
 
-DECLARE_PER_CPU(struct cp_cpu_stats, causalprof_cpu_stats);
+DECLARE_PER_CPU(struct cp_cpu_stats, cp_cpu_stats);
 
-const char *causalprof_stat_name(enum causalprof_stat stat);
-u64 causalprof_stat_read(enum causalprof_stat stat);
+const char *cp_stat_name(enum causalprof_stat stat);
+u64 cp_stat_read(enum causalprof_stat stat);
 
-#define for_each_causalprof_stat(i) \
+#define for_each_cp_stat(i) \
 	for ((i) = CAUSALPROF_STAT_SESSIONS; (i) <= CAUSALPROF_STAT_MAX; (i)++)
 
-static inline void causalprof_stat_add(enum causalprof_stat stat, u64 n)
+static inline void cp_stat_add(enum causalprof_stat stat, u64 n)
 {
-	atomic64_add(n, &causalprof_stats[stat]);
+	atomic64_add(n, &cp_stats[stat]);
 }
 
 #endif /* _CAUSALPROF_STATS_H */

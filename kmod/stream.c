@@ -3,7 +3,8 @@
  * The session's rings and their one consumer: a delayed work that drains
  * them every drain_ms, or at once when the overflow handler finds a
  * ring half full (through an irq_work: the handler may be an NMI), into
- * CAUSALPROF_CMD_RECORDS messages queued on the session owner's socket.
+ * CAUSALPROF_CMD_RECORDS messages queued on the session owner's socket
+ * by the sink the netlink layer supplies (cp_owner.send).
  *
  * Records leave a ring only once the message that carries them is queued
  * on the owner's socket. When its queue is full, the records stay and the
@@ -37,9 +38,8 @@
  */
 
 #include "causal.h"
-#include "netlink.h"
 #include "ring.h"
-#include "session.h"
+#include "shared.h"
 #include "stats.h"
 #include "stream.h"
 
@@ -98,6 +98,7 @@ static struct {
 	struct cpu_state *cpus;	/* by CPU number */
 
 	struct sock *sk;	/* the owner's socket, referenced; NULL: no owner */
+	int (*send)(struct sock *sk, u64 id, const void *recs, size_t len);
 	u64 id;
 	bool gone;		/* the owner's socket is closing */
 	bool dropping;		/* nobody to send to: drop */
@@ -183,7 +184,7 @@ void *cp_stream_sb_reserve(u32 size, unsigned long *next)
 	rec = cp_ring_reserve_keep(&strm.sideband, size, RESULT_ROOM, next);
 	if (!rec) {
 		strm.sb_lost++;
-		causalprof_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
+		cp_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
 	}
 	return rec;
 }
@@ -215,7 +216,7 @@ int cp_stream_emit(const void *rec, u32 size)
 	p = cp_ring_reserve(&strm.sideband, size, &next);
 	if (WARN_ON_ONCE(!p)) {
 		strm.sb_lost++;
-		causalprof_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
+		cp_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
 	}
 	if (p) {
 		memcpy(p, rec, size);
@@ -264,7 +265,7 @@ static bool put_losses(void)
 
 	for_each_possible_cpu(cpu) {
 		cs = &strm.cpus[cpu];
-		lost = local64_read(&per_cpu(causalprof_cpu_stats, cpu).lost);
+		lost = local64_read(&per_cpu(cp_cpu_stats, cpu).lost);
 		if (lost == cs->lost_seen)
 			continue;
 		if (!put_lost(cpu, 0, lost - cs->lost_seen))
@@ -294,7 +295,7 @@ static bool put_end(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		st = per_cpu_ptr(&causalprof_cpu_stats, cpu);
+		st = per_cpu_ptr(&cp_cpu_stats, cpu);
 		rec.samples += local64_read(&st->samples) - strm.cpus[cpu].samples0;
 		rec.lost += local64_read(&st->lost) - strm.cpus[cpu].lost0;
 	}
@@ -324,9 +325,9 @@ static int deliver(void)
 		strm.dropping = true;
 	}
 	if (!strm.dropping) {
-		ret = causalprof_netlink_send_records(strm.sk, strm.id, strm.batch, strm.len);
+		ret = strm.send(strm.sk, strm.id, strm.batch, strm.len);
 		if (!ret) {
-			causalprof_stat_add(CAUSALPROF_STAT_RECORDS_SENT, strm.nr);
+			cp_stat_add(CAUSALPROF_STAT_RECORDS_SENT, strm.nr);
 			return 0;
 		}
 		if (ret == -EAGAIN || ret == -ENOMEM)
@@ -335,7 +336,7 @@ static int deliver(void)
 			 strm.id, ret);
 		strm.dropping = true;
 	}
-	causalprof_stat_add(CAUSALPROF_STAT_RECORDS_DROPPED, strm.nr);
+	cp_stat_add(CAUSALPROF_STAT_RECORDS_DROPPED, strm.nr);
 	return 0;
 }
 
@@ -491,7 +492,7 @@ int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack 
 		goto err_nomem;
 
 	for_each_possible_cpu(cpu) {
-		st = per_cpu_ptr(&causalprof_cpu_stats, cpu);
+		st = per_cpu_ptr(&cp_cpu_stats, cpu);
 		cs = &strm.cpus[cpu];
 		cs->samples0 = local64_read(&st->samples);
 		cs->lost0 = local64_read(&st->lost);
@@ -501,7 +502,8 @@ int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack 
 	strm.sb_lost = 0;
 	strm.sb_lost_seen = 0;
 	strm.id = id;
-	strm.sk = cfg->owner.net ? cfg->owner.sk : NULL;
+	strm.sk = cfg->owner.sk;
+	strm.send = cfg->owner.send;
 	if (strm.sk)
 		sock_hold(strm.sk);
 	WRITE_ONCE(strm.gone, false);

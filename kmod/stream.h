@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The session's rings and their one consumer, which sends the records
+ * to the owner through the sink the netlink layer supplies (see stream.c).
+ */
+
 #ifndef _CAUSALPROF_STREAM_H
 #define _CAUSALPROF_STREAM_H
 

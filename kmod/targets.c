@@ -71,7 +71,7 @@ bool cp_targets_add(pid_t tgid)
 	if (set.all || test_bit(tgid, set.map))
 		return true;
 	if (!atomic_add_unless(&set.count, 1, set.max)) {
-		causalprof_stat_add(CAUSALPROF_STAT_TARGET_OVERFLOW, 1);
+		cp_stat_add(CAUSALPROF_STAT_TARGET_OVERFLOW, 1);
 		if (!xchg(&set.warned, true))
 			pr_info_ratelimited("following %u processes already (max_targets): new ones are not sampled\n",
 					    set.max);

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The set of processes a session samples, one bit per pid, tested in
+ * NMI without a lock (see targets.c).
+ */
+
 #ifndef _CAUSALPROF_TARGETS_H
 #define _CAUSALPROF_TARGETS_H
 

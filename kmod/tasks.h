@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The causal engine's per-thread table, preallocated and lock-free for
+ * the overflow handler and the scheduler hooks (see tasks.c).
+ */
+
 #ifndef _CAUSALPROF_TASKS_H
 #define _CAUSALPROF_TASKS_H
 

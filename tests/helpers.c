@@ -1204,7 +1204,7 @@ static size_t put_event(void *buf, size_t off, const struct cp_nl_event *ev)
 {
 	size_t start;
 
-	off = cp_nla_nest_start(buf, off, CAUSALPROF_A_EVENT, &start);
+	off = cp_nla_nest_start(buf, off, CAUSALPROF_EVENTS_A_EVENT, &start);
 	off = cp_nla_put(buf, off, CAUSALPROF_EV_A_TYPE, &ev->type, sizeof(ev->type));
 	off = cp_nla_put(buf, off, CAUSALPROF_EV_A_CONFIG, &ev->config, sizeof(ev->config));
 	if (ev->period)

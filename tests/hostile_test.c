@@ -325,7 +325,7 @@ static void valid_attrs(struct msg *m, uint8_t cmd, const struct cp_prog *p)
 		if (broken != 1)
 			put_attr(m, CAUSALPROF_A_TARGET_PID, &u32, broken == 2 ? 2 : 4);
 		m->len = cp_nla_nest_start(m->buf, m->len, CAUSALPROF_A_EVENTS, &outer);
-		m->len = cp_nla_nest_start(m->buf, m->len, CAUSALPROF_A_EVENT, &inner);
+		m->len = cp_nla_nest_start(m->buf, m->len, CAUSALPROF_EVENTS_A_EVENT, &inner);
 		u32 = broken == 3 ? rnd() : PERF_TYPE_SOFTWARE;
 		put_attr(m, CAUSALPROF_EV_A_TYPE, &u32, 4);
 		u64 = PERF_COUNT_SW_CPU_CLOCK;

@@ -351,7 +351,7 @@ static int put_event(struct nl_msg *msg, const struct cp_event *ev)
 {
 	struct nlattr *nest;
 
-	nest = nla_nest_start(msg, CAUSALPROF_A_EVENT);
+	nest = nla_nest_start(msg, CAUSALPROF_EVENTS_A_EVENT);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u32(msg, CAUSALPROF_EV_A_TYPE, ev->type) ||

@@ -44,7 +44,7 @@
  *       KERNEL_STACK: samples taken in the kernel carry the kernel stack,
  *                   not only the interrupted IP
  *     CAUSALPROF_A_EVENTS: NLA_NESTED, up to CAUSALPROF_MAX_EVENTS of
- *       CAUSALPROF_A_EVENT: NLA_NESTED
+ *       CAUSALPROF_EVENTS_A_EVENT: NLA_NESTED
  *         CAUSALPROF_EV_A_TYPE: NLA_U32, perf_event_attr.type: HARDWARE,
  *                               HW_CACHE, RAW, or SOFTWARE with config
  *                               PERF_COUNT_SW_CPU_CLOCK
@@ -215,12 +215,14 @@ enum causalprof_attr {
 /* Inside CAUSALPROF_A_EVENTS */
 enum causalprof_events_attr {
 	CAUSALPROF_EVENTS_A_UNSPEC,
-	CAUSALPROF_A_EVENT,
+	CAUSALPROF_EVENTS_A_EVENT,
 	__CAUSALPROF_EVENTS_A_LAST
 };
 #define CAUSALPROF_EVENTS_A_MAX (__CAUSALPROF_EVENTS_A_LAST - 1)
+/* Its first spelling, without its nest's prefix. */
+#define CAUSALPROF_A_EVENT CAUSALPROF_EVENTS_A_EVENT
 
-/* Inside CAUSALPROF_A_EVENT */
+/* Inside CAUSALPROF_EVENTS_A_EVENT */
 enum causalprof_event_attr {
 	CAUSALPROF_EV_A_UNSPEC,
 	CAUSALPROF_EV_A_PAD,
