@@ -1252,13 +1252,14 @@ static int every_dir(struct record *r)
 	return 0;
 }
 
-/* --every: the scratch recording of the interval that starts now. */
+/*
+ * --every: the scratch recording of the interval that started at the last
+ * cut (its records wait in the socket while the previous one is written).
+ */
 static int every_begin(struct record *r)
 {
 	int err;
 
-	clock_gettime(CLOCK_REALTIME, &r->cut_real);
-	r->cut_mono = now_ns();
 	err = cp_rec_create(&r->w, r->scratch);
 	if (!err)
 		err = write_meta(r, &r->cut_real, r->cut_mono);
@@ -1289,8 +1290,13 @@ static void forget_jits(struct record *r)
  */
 static int every_cut(struct record *r, bool last)
 {
-	uint64_t now = now_ns();
+	struct timespec start = r->cut_real;
+	uint64_t now = now_ns(), begun = r->cut_mono;
 	int err;
+
+	/* The next interval starts now, however long this one takes to write. */
+	clock_gettime(CLOCK_REALTIME, &r->cut_real);
+	r->cut_mono = now;
 
 	write_perfmaps(r);
 	forget_jits(r);
@@ -1299,8 +1305,7 @@ static int every_cut(struct record *r, bool last)
 	if (err) {
 		fprintf(stderr, "%s: cannot write %s: %s\n", r->prog, r->scratch, strerror(-err));
 		r->failed_intervals++;
-	} else if (cp_every_write(&r->every, r->prog, r->scratch, &r->cut_real,
-				  now - r->cut_mono)) {
+	} else if (cp_every_write(&r->every, r->prog, r->scratch, &start, now - begun)) {
 		r->failed_intervals++;
 	}
 	if (last) {
