@@ -1267,8 +1267,10 @@ static int every_begin(struct record *r)
 		write_vdso(r);
 		err = cp_every_put_carry(&r->every, &r->w);
 	}
-	if (err)
+	if (err) {
 		fprintf(stderr, "%s: cannot write %s: %s\n", r->prog, r->scratch, strerror(-err));
+		r->w.err = err;	/* what comes until the end goes nowhere */
+	}
 	return err;
 }
 
@@ -1298,6 +1300,11 @@ static int every_cut(struct record *r, bool last)
 	clock_gettime(CLOCK_REALTIME, &r->cut_real);
 	r->cut_mono = now;
 
+	if (!r->w.f) {
+		/* Its scratch file could not be made: already said. */
+		r->failed_intervals++;
+		return 0;
+	}
 	write_perfmaps(r);
 	forget_jits(r);
 	write_kallsyms(r);
