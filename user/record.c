@@ -31,6 +31,7 @@
 #include "array.h"
 #include "cprof.h"
 #include "events.h"
+#include "every.h"
 #include "experiments.h"
 #include "nl.h"
 #include "perfmap.h"
@@ -49,12 +50,17 @@
 #define XP_TARGET_VISITS	5	/* per experiment and progress point */
 #define E2E_RUNS		20	/* --end-to-end without --runs */
 #define CAUSAL_NICE		10	/* cprof's own, in causal mode */
+#define EVERY_FREQ		99	/* --every's default -F, as perf users know it */
+#define EVERY_KEEP		360	/* --every's default --keep: an hour of 10 s profiles */
 #define STR(x)			#x
 #define XSTR(x)			STR(x)
 
 static const char synopsis[] =
 	"usage: cprof record [-e EV[,EV...]] [-c N | -F HZ] [--no-callchain] [--no-inherit]\n"
 	"                    [-p PID | -a] [-o FILE] [[--] CMD [ARGS...]]\n"
+	"       cprof record --every INTERVAL [--keep N] [-e EV] [-c N | -F HZ]\n"
+	"                    [--no-callchain] [--no-inherit] -o DIR\n"
+	"                    {-p PID | -a | [--] CMD [ARGS...]}\n"
 	"       cprof record --causal [--progress SPEC]... [--latency NAME=SPEC,SPEC]...\n"
 	"                    [--source-scope GLOB]... [--binary-scope GLOB]...\n"
 	"                    [--fixed-line FILE:LINE] [--fixed-speedup PCT]\n"
@@ -81,6 +87,17 @@ static const char usage_text[] =
 	"  -a, --all-cpus          sample the whole system (with CMD: while it runs)\n"
 	"  -o, --output FILE       write to FILE (default " DEFAULT_OUTPUT ")\n"
 	"  -h, --help              show this help\n"
+	"\n"
+	"Always-on profiling:\n"
+	"      --every INTERVAL    cut the session into intervals (10s, 1m, 500ms, 2h;\n"
+	"                          100 ms to a day) and write each as a gzipped pprof,\n"
+	"                          DIR/cprof-YYYYMMDDTHHMMSSZ.pb.gz named by its start\n"
+	"                          (UTC; with milliseconds for a sub-second INTERVAL);\n"
+	"                          -o names the directory (made if missing); one event;\n"
+	"                          -F defaults to " XSTR(EVERY_FREQ) " Hz. SIGINT or SIGTERM writes the\n"
+	"                          interval under way and ends\n"
+	"      --keep N            with --every: keep the newest N profiles in DIR, remove\n"
+	"                          older ones (default " XSTR(EVERY_KEEP) "; 0 keeps them all)\n"
 	"\n"
 	"Causal profiling (see 'cprof report --causal' and Documentation/causal.rst):\n"
 	"      --causal            run experiments until the program exits: each speeds\n"
@@ -138,6 +155,17 @@ struct record {
 	pid_t pid;
 	const char *output;
 	char **cmd;
+
+	/* --every: the session in intervals, each a pprof in the output directory */
+	bool every_on;
+	struct cp_every every;
+	char scratch[PATH_MAX];	/* the interval's recording */
+	struct timespec cut_real;	/* the interval's start */
+	uint64_t cut_mono, next_cut;
+	char *kallsyms;		/* read once, written into every interval */
+	size_t kallsyms_len;
+	bool kallsyms_read;
+	unsigned int failed_intervals;
 
 	/* Causal profiling */
 	bool causal;
@@ -270,7 +298,7 @@ static int parse_args(struct record *r, int argc, char *argv[])
 	enum {
 		OPT_NO_CALLCHAIN = 0x100, OPT_NO_INHERIT, OPT_CAUSAL, OPT_PROGRESS, OPT_LATENCY,
 		OPT_SOURCE_SCOPE, OPT_BINARY_SCOPE, OPT_FIXED_LINE, OPT_FIXED_SPEEDUP,
-		OPT_END_TO_END, OPT_RUNS,
+		OPT_END_TO_END, OPT_RUNS, OPT_EVERY, OPT_KEEP,
 	};
 	static const struct option opts[] = {
 		{ "event",	  required_argument, NULL, 'e' },
@@ -291,9 +319,12 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		{ "fixed-speedup", required_argument, NULL, OPT_FIXED_SPEEDUP },
 		{ "end-to-end",	  no_argument,	     NULL, OPT_END_TO_END },
 		{ "runs",	  required_argument, NULL, OPT_RUNS },
+		{ "every",	  required_argument, NULL, OPT_EVERY },
+		{ "keep",	  required_argument, NULL, OPT_KEEP },
 		{ }
 	};
-	bool freq_given = false, count_given = false;
+	bool freq_given = false, count_given = false, output_given = false, keep_given = false;
+	uint64_t interval = 0, keep = EVERY_KEEP;
 	char err[512];
 	uint64_t val;
 	unsigned int i;
@@ -353,6 +384,7 @@ static int parse_args(struct record *r, int argc, char *argv[])
 			if (!*optarg)
 				return usage_error(r, "-o takes a file name%s", "");
 			r->output = optarg;
+			output_given = true;
 			break;
 		case 'h':
 			fputs(synopsis, stdout);
@@ -398,6 +430,18 @@ static int parse_args(struct record *r, int argc, char *argv[])
 				return usage_error(r, "--runs takes a number of runs from 1 to 1000000, not '%s'",
 						   optarg);
 			r->runs = val;
+			break;
+		case OPT_EVERY:
+			if (cp_every_parse_interval(optarg, &interval))
+				return usage_error(r, "--every takes an interval from 100ms to 24h (such as 10s, 1m, 500ms), not '%s'",
+						   optarg);
+			r->every_on = true;
+			break;
+		case OPT_KEEP:
+			if (!parse_u64(optarg, &keep) || keep > 1000000)
+				return usage_error(r, "--keep takes a number of profiles from 0 to 1000000, not '%s'",
+						   optarg);
+			keep_given = true;
 			break;
 		case ':':
 			return usage_error(r, "option '%s' needs an argument", argv[optind - 1]);
@@ -445,6 +489,20 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		return usage_error(r, "--causal samples by frequency (-F), not -c%s", "");
 	if (r->causal && !r->events.nr)
 		cp_events_parse(&r->events, "cpu-clock", err, sizeof(err));
+	if (keep_given && !r->every_on)
+		return usage_error(r, "--keep goes with --every%s", "");
+	if (r->every_on && r->causal)
+		return usage_error(r, "--every and --causal exclude each other%s", "");
+	if (r->every_on && !output_given)
+		return usage_error(r, "--every writes into a directory: give it with -o DIR%s", "");
+	if (r->every_on && r->events.nr > 1)
+		return usage_error(r, "--every writes one profile per interval: give one event, not -e %s",
+				   r->events.ev[1].name);
+	if (r->every_on) {
+		cp_every_init(&r->every, r->output, interval, keep);
+		if (!freq_given)
+			r->freq = EVERY_FREQ;
+	}
 
 	if (!r->events.nr) {
 		cp_events_parse(&r->events, "cycles", err, sizeof(err));
@@ -758,6 +816,27 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
+/* --every: a BUILDID record goes into every interval from now on. */
+static void carry_buildid(struct record *r, const void *head, size_t id_len, const char *path)
+{
+	size_t len = sizeof(struct causalprof_record_hdr) + 8 + id_len + strlen(path) + 1;
+	struct causalprof_record_hdr *h;
+	size_t size = (len + 7) & ~(size_t)7;
+
+	h = calloc(1, size);
+	if (!h) {
+		r->w.err = -ENOMEM;
+		return;
+	}
+	h->type = CP_REC_BUILDID;
+	h->size = size;
+	memcpy(h + 1, head, 8 + id_len);
+	memcpy((char *)(h + 1) + 8 + id_len, path, strlen(path) + 1);
+	if (cp_every_note(&r->every, h))
+		r->w.err = -ENOMEM;
+	free(h);
+}
+
 /* The build id of a mapped file, the first time the stream names it. */
 static void write_buildid(struct record *r, const char *path)
 {
@@ -785,6 +864,8 @@ static void write_buildid(struct record *r, const char *path)
 	iov[1] = (struct iovec){ .iov_base = head.id, .iov_len = len };
 	iov[2] = (struct iovec){ .iov_base = (void *)path, .iov_len = strlen(path) + 1 };
 	cp_rec_putv(&r->w, CP_REC_BUILDID, 0, iov, 3);
+	if (r->every_on)
+		carry_buildid(r, &head, len, path);
 }
 
 /*
@@ -850,6 +931,9 @@ static void take_batch(struct record *r, const unsigned char *p, size_t len)
 		}
 		if (r->xp)
 			cp_xp_record(r->xp, h);
+		if (r->every_on && h->type >= CAUSALPROF_REC_MMAP && h->type <= CAUSALPROF_REC_EXIT &&
+		    cp_every_note(&r->every, h))
+			r->w.err = -ENOMEM;
 		switch (h->type) {
 		case CAUSALPROF_REC_SAMPLE:
 			r->samples++;
@@ -1073,13 +1157,16 @@ static void write_vdso(struct record *r)
 	fclose(f);
 }
 
-/* /proc/kallsyms as it is now, for naming the kernel's functions later. */
-static void write_kallsyms(struct record *r)
+/* /proc/kallsyms as it is now into *@out (malloc()ed), or NULL with a warning. */
+static void read_kallsyms(struct record *r, char **out, size_t *out_len)
 {
 	size_t len = 0, cap = 1 << 20;
 	char *buf, *more;
 	ssize_t n = 0;
 	int fd;
+
+	*out = NULL;
+	*out_len = 0;
 
 	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -1111,12 +1198,132 @@ static void write_kallsyms(struct record *r)
 		free(buf);
 		goto err;
 	}
-	cp_rec_put(&r->w, CP_REC_KALLSYMS, buf, len);
-	free(buf);
+	*out = buf;
+	*out_len = len;
 	return;
 err:
 	fprintf(stderr, "%s: warning: cannot read /proc/kallsyms (%s): kernel functions will not be named\n",
 		r->prog, strerror(errno));
+}
+
+/*
+ * /proc/kallsyms, for naming the kernel's functions later: as it is now, or
+ * with --every as it was at the start (read once; a few MiB).
+ */
+static void write_kallsyms(struct record *r)
+{
+	char *buf;
+	size_t len;
+
+	if (r->every_on) {
+		if (!r->kallsyms_read)
+			read_kallsyms(r, &r->kallsyms, &r->kallsyms_len);
+		r->kallsyms_read = true;
+		if (r->kallsyms)
+			cp_rec_put(&r->w, CP_REC_KALLSYMS, r->kallsyms, r->kallsyms_len);
+		return;
+	}
+	read_kallsyms(r, &buf, &len);
+	if (buf)
+		cp_rec_put(&r->w, CP_REC_KALLSYMS, buf, len);
+	free(buf);
+}
+
+/* --every: the output directory, made if missing, and the scratch file's name. */
+static int every_dir(struct record *r)
+{
+	struct stat st;
+
+	if (mkdir(r->output, 0777) && errno != EEXIST) {
+		fprintf(stderr, "%s: cannot make the directory %s: %s\n", r->prog, r->output,
+			strerror(errno));
+		return -1;
+	}
+	if (stat(r->output, &st) || !S_ISDIR(st.st_mode) || access(r->output, W_OK | X_OK)) {
+		fprintf(stderr, "%s: %s is not a directory cprof can write into%s%s\n", r->prog,
+			r->output, errno ? ": " : "", errno ? strerror(errno) : "");
+		return -1;
+	}
+	if (snprintf(r->scratch, sizeof(r->scratch), "%s/%s", r->output, CP_EVERY_SCRATCH) >=
+	    (int)sizeof(r->scratch)) {
+		fprintf(stderr, "%s: the directory name is too long: %s\n", r->prog, r->output);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --every: the scratch recording of the interval that started at the last
+ * cut (its records wait in the socket while the previous one is written).
+ */
+static int every_begin(struct record *r)
+{
+	int err;
+
+	err = cp_rec_create(&r->w, r->scratch);
+	if (!err)
+		err = write_meta(r, &r->cut_real, r->cut_mono);
+	if (!err) {
+		write_vdso(r);
+		err = cp_every_put_carry(&r->every, &r->w);
+	}
+	if (err) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", r->prog, r->scratch, strerror(-err));
+		r->w.err = err;	/* what comes until the end goes nowhere */
+	}
+	return err;
+}
+
+/* The processes with anonymous code that have exited: their maps were copied. */
+static void forget_jits(struct record *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nr_jits; i++)
+		if (!kill(r->jits[i].pid, 0) || errno != ESRCH)
+			r->jits[n++] = r->jits[i];
+	r->nr_jits = n;
+}
+
+/*
+ * --every: the interval ends; its profile is written, and unless @last the
+ * next one begins. An interval that cannot be written is counted and
+ * skipped; only a scratch file that cannot be made again ends the session.
+ */
+static int every_cut(struct record *r, bool last)
+{
+	struct timespec start = r->cut_real;
+	uint64_t now = now_ns(), begun = r->cut_mono;
+	int err;
+
+	/* The next interval starts now, however long this one takes to write. */
+	clock_gettime(CLOCK_REALTIME, &r->cut_real);
+	r->cut_mono = now;
+
+	if (!r->w.f) {
+		/* Its scratch file could not be made: already said. */
+		r->failed_intervals++;
+		return 0;
+	}
+	write_perfmaps(r);
+	forget_jits(r);
+	write_kallsyms(r);
+	err = cp_rec_finish(&r->w);
+	if (err) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", r->prog, r->scratch, strerror(-err));
+		r->failed_intervals++;
+	} else if (cp_every_write(&r->every, r->prog, r->scratch, &start, now - begun)) {
+		r->failed_intervals++;
+	}
+	if (last) {
+		unlink(r->scratch);
+		return 0;
+	}
+	/* On the beat; after a slow interval (a long write), from now. */
+	r->next_cut += r->every.interval_ns;
+	if (r->next_cut <= now_ns())
+		r->next_cut = now_ns() + r->every.interval_ns;
+	return every_begin(r);
 }
 
 static void status_line(struct record *r, bool final)
@@ -1234,6 +1441,10 @@ static struct timespec next_wait(struct record *r)
 		due = cp_xp_tick(r->xp, now_ns());
 		ns = due < ns ? due : ns;
 	}
+	if (r->every_on) {
+		due = r->next_cut > now_ns() ? r->next_cut - now_ns() : 0;
+		ns = due < ns ? due : ns;
+	}
 	return (struct timespec){ .tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL };
 }
 
@@ -1270,6 +1481,11 @@ static int run(struct record *r)
 		}
 		if (r->pidfd < 0 && target_exited(r))
 			r->gone = true;
+		if (r->every_on && now_ns() >= r->next_cut) {
+			ret = every_cut(r, false);
+			if (ret)
+				return ret;
+		}
 		if (now_ns() - last_status >= TICK_MS * 1000000ULL) {
 			last_status = now_ns();
 			status_line(r, false);
@@ -1326,9 +1542,14 @@ static void summary(struct record *r)
 	secs = (r->t_end - r->t_start) / 1e9;
 	fprintf(stderr, "%s: recorded %" PRIu64 " samples (%" PRIu64 " lost) in %.2f s",
 		r->prog, r->samples, lost, secs);
-	if (!stat(r->output, &st))
+	if (r->every_on)
+		fprintf(stderr, ", %u profiles into %s", r->every.written, r->output);
+	else if (!stat(r->output, &st))
 		fprintf(stderr, ", %s (%.1f MiB)", r->output, st.st_size / 1048576.0);
 	fputs("\n", stderr);
+	if (r->failed_intervals)
+		fprintf(stderr, "%s: %u intervals could not be written\n", r->prog,
+			r->failed_intervals);
 	if (lost)
 		fprintf(stderr, "%s: WARNING: %" PRIu64 " samples lost (%.1f%%): the stream did not keep up; try a lower -F, a larger -c or fewer events\n",
 			r->prog, lost, 100.0 * lost / (lost + r->samples));
@@ -1401,6 +1622,7 @@ int cmd_record(int argc, char *argv[])
 {
 	struct record r = { .prog = argv[0], .go_fd = -1, .pidfd = -1, .done_fd = -1 };
 	struct timespec real;
+	const char *file;
 	sigset_t saved;
 	uint64_t mono;
 	bool no_xp = false;
@@ -1416,6 +1638,8 @@ int cmd_record(int argc, char *argv[])
 	}
 	ret = 1;
 	r.tty = isatty(STDERR_FILENO);
+	if (r.every_on && every_dir(&r))
+		goto out_free_causal;
 
 	err = cp_nl_open(&r.nl);
 	if (err) {
@@ -1451,11 +1675,12 @@ int cmd_record(int argc, char *argv[])
 	clock_gettime(CLOCK_REALTIME, &real);
 	mono = r.t_start = now_ns();
 
-	err = cp_rec_create(&r.w, r.output);
+	file = r.every_on ? r.scratch : r.output;
+	err = cp_rec_create(&r.w, file);
 	if (!err)
 		err = write_meta(&r, &real, mono);
 	if (err || r.early_err) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", r.prog, r.output,
+		fprintf(stderr, "%s: cannot write %s: %s\n", r.prog, file,
 			strerror(-(err ? err : r.early_err)));
 		cp_nl_session_stop(&r.nl);
 		if (r.w.f)
@@ -1463,6 +1688,11 @@ int cmd_record(int argc, char *argv[])
 		goto out_reap;
 	}
 	write_vdso(&r);
+	if (r.every_on) {
+		r.cut_real = real;
+		r.cut_mono = mono;
+		r.next_cut = mono + r.every.interval_ns;
+	}
 	take_early(&r);
 	if (r.causal && cp_points_register(&r.points, &r.nl, &r.w)) {
 		cp_nl_session_stop(&r.nl);
@@ -1482,13 +1712,18 @@ int cmd_record(int argc, char *argv[])
 	if (r.xp)
 		cp_xp_finish(r.xp);
 	stop(&r);
-	write_perfmaps(&r);
-	write_kallsyms(&r);
-	err = cp_rec_finish(&r.w) ?: err;
-	if (r.w.err)
-		fprintf(stderr, "%s: cannot write %s: %s\n", r.prog, r.output, strerror(-r.w.err));
+	if (r.every_on) {
+		every_cut(&r, true);
+	} else {
+		write_perfmaps(&r);
+		write_kallsyms(&r);
+		err = cp_rec_finish(&r.w) ?: err;
+		if (r.w.err)
+			fprintf(stderr, "%s: cannot write %s: %s\n", r.prog, r.output,
+				strerror(-r.w.err));
+	}
 	summary(&r);
-	ret = err ? 1 : 0;
+	ret = err || r.failed_intervals ? 1 : 0;
 	no_xp = r.xp && causal_summary(&r);
 
 out_reap:
@@ -1520,6 +1755,8 @@ out_reap:
 	free(r.aligned);
 	tdestroy(r.paths, free);
 	free(r.jits);
+	free(r.kallsyms);
+	cp_every_free(&r.every);
 out_close_nl:
 	cp_nl_close(&r.nl);
 out_free_causal:

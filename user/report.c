@@ -514,12 +514,13 @@ static uint64_t event_period(const struct event *ev)
  */
 static int book_lost(struct report *r)
 {
-	uint64_t lost = r->end_seen ? r->end_lost : r->lost, given = 0, part;
+	bool whole = r->end_seen && !r->o->slice;
+	uint64_t lost = whole ? r->end_lost : r->lost, given = 0, part;
 	unsigned int i, heaviest = 0;
 	int ret;
 
 	/* What the module counted but never reached the file is lost too. */
-	if (r->end_seen && r->end_samples > r->samples)
+	if (whole && r->end_samples > r->samples)
 		lost += r->end_samples - r->samples;
 	if (!lost)
 		return 0;
@@ -671,6 +672,8 @@ static int64_t duration(const struct report *r)
 	uint64_t start = 0, end = r->end_seen ? r->end_time : 0;
 	const char *v = meta(r, "start_monotonic_ns");
 
+	if (r->o->slice && r->o->duration_nanos)
+		return r->o->duration_nanos;
 	if (r->last_time > end)
 		end = r->last_time;
 	if (!v || !parse_u64(v, strlen(v), 10, &start))
@@ -855,7 +858,7 @@ static void warn_damage(const struct report *r)
 	if (r->damage)
 		fprintf(r->o->err, "%s: warning: %s: %s; reporting the records before it (--force)\n",
 			prog, in, r->why);
-	else if (!r->end_seen)
+	else if (!r->end_seen && !r->o->slice)
 		fprintf(r->o->err, "%s: warning: %s has no END record: the session's stream was cut\n",
 			prog, in);
 	if (r->skipped)

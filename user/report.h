@@ -23,6 +23,13 @@ struct cp_report_opts {
 	double fraction;	/* of the total under which nodes are left out */
 	bool labels;		/* pprof samples get pid, tid and comm labels */
 	bool force;		/* report what precedes damage instead of failing */
+	/*
+	 * One interval of a session (cprof record --every): no END record is
+	 * expected, lost samples are its LOST records', and its length is
+	 * duration_nanos.
+	 */
+	bool slice;
+	int64_t duration_nanos;
 	FILE *out;		/* the text view */
 	FILE *err;		/* errors and warnings */
 };

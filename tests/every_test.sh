@@ -1,0 +1,323 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# cprof record --every, always-on profiling, against the module: two busy
+# threads (targets/spin) recorded for 2 minutes at 100 Hz in 10 s intervals
+# with --keep 8. Every profile, copied as it appears, is read by go tool
+# pprof -top; the directory ends with the newest 8 under sortable names;
+# cprof's RSS does not grow from interval to interval; the intervals' samples
+# add up to the session's and their weight to the CPU time the threads
+# measured themselves. Then SIGTERM writes the interval under way, and bad
+# intervals are usage errors. Prints TAP like the kselftest harness.
+
+set -u
+
+: "${CPROF:?CPROF is not set: run under tests/vm/run}"
+: "${CAUSALPROF_REPO:?CAUSALPROF_REPO is not set: run under tests/vm/run}"
+
+spin=$CAUSALPROF_REPO/build/tests/targets/spin
+. "$CAUSALPROF_REPO/tests/tap.sh"
+
+SECONDS_RUN=${EVERY_SECONDS:-120}
+KEEP=8
+# cprof's RSS between writes may grow this much (KiB) from seconds 15-45 of
+# the run to its last 40 s: what one interval's write allocates (its report,
+# profile, symbolizer: 10 to 20 MiB at its peak here) kept instead of freed,
+# four times or more, would show; so would per-interval state kept (a
+# profile's worth of samples and stacks per interval).
+RSS_SLACK_KIB=1024
+
+name_re='^cprof-[0-9]{8}T[0-9]{6}Z\.pb\.gz$'
+
+# The profile files in directory $1, oldest first.
+profiles()
+{
+	ls "$1" | grep -E "$name_re" | sort
+}
+
+# seconds NAME: the UTC start time a profile's name carries, in seconds.
+seconds()
+{
+	printf '%s\n' "$1" | sed -E 's/^cprof-([0-9]{4})([0-9]{2})([0-9]{2})T([0-9]{2})([0-9]{2})([0-9]{2})Z.*/\1-\2-\3 \4:\5:\6/' |
+		xargs -I{} date -u -d {} +%s
+}
+
+test_every()
+{
+	dir=$tmp/prof
+	all=$tmp/all
+	mkdir -p "$all"
+	: > "$tmp/rss"
+	"$CPROF" record --every 10s --keep "$KEEP" -e cpu-clock -F 100 -o "$dir" -- \
+		"$spin" -t 2 -s "$SECONDS_RUN" > "$tmp/spin.out" 2> "$tmp/every.err" &
+	bg=$!
+	# Copy every profile as it appears (a hard link outlives the pruning)
+	# and sample cprof's RSS, once a second.
+	while kill -0 "$bg" 2> /dev/null; do
+		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$bg/status" 2> /dev/null)
+		# utime and stime, in clock ticks
+		cpu=$(awk '{ print $14 + $15 }' "/proc/$bg/stat" 2> /dev/null)
+		[ -n "$rss" ] && echo "$(date +%s) $rss $cpu" >> "$tmp/rss"
+		for f in $(profiles "$dir" 2> /dev/null); do
+			[ -e "$all/$f" ] || ln "$dir/$f" "$all/$f" 2> /dev/null
+		done
+		sleep 1
+	done
+	wait "$bg"
+	rc=$?
+	bg=
+	for f in $(profiles "$dir"); do
+		[ -e "$all/$f" ] || ln "$dir/$f" "$all/$f"
+	done
+	if [ "$rc" -ne 0 ]; then
+		say "cprof record --every exited $rc; stderr:"
+		show "$tmp/every.err"
+		return 1
+	fi
+	say "$(grep 'recorded' "$tmp/every.err")"
+	line=$(grep -E 'recorded [0-9]+ samples \(0 lost\) in .*, [0-9]+ profiles into' "$tmp/every.err")
+	if [ -z "$line" ]; then
+		say "no 'recorded N samples (0 lost) ..., K profiles into DIR'; stderr:"
+		show "$tmp/every.err"
+		return 1
+	fi
+	total=$(printf '%s\n' "$line" | sed -E 's/.*recorded ([0-9]+) samples.*/\1/')
+	written=$(printf '%s\n' "$line" | sed -E 's/.*, ([0-9]+) profiles into.*/\1/')
+	echo "$total" > "$tmp/total"
+	echo "$written" > "$tmp/written"
+	return 0
+}
+
+# The directory: the newest KEEP of all the intervals, nothing else left.
+test_keep()
+{
+	[ -s "$tmp/written" ] || { say "no run from the first test"; return 1; }
+	written=$(cat "$tmp/written")
+	nall=$(profiles "$tmp/all" | wc -l)
+	min=$((SECONDS_RUN / 10))
+	if [ "$nall" -ne "$written" ] || [ "$nall" -lt "$min" ]; then
+		say "$nall profiles seen, cprof says it wrote $written; $min or more expected"
+		ls -la "$tmp/all" | sed 's/^/#   /'
+		return 1
+	fi
+	ls -A "$tmp/prof" > "$tmp/left"
+	if [ "$(wc -l < "$tmp/left")" -ne "$KEEP" ] ||
+	   [ "$(grep -cvE "$name_re" "$tmp/left")" -ne 0 ]; then
+		say "the directory holds, after --keep $KEEP:"
+		show "$tmp/left"
+		return 1
+	fi
+	profiles "$tmp/all" | tail -n "$KEEP" > "$tmp/newest"
+	if ! cmp -s "$tmp/left" "$tmp/newest"; then
+		say "the directory does not hold the newest $KEEP:"
+		show "$tmp/left"
+		return 1
+	fi
+	# Names sort by time, 10 s apart (1 s either way for the scheduling).
+	prev=
+	for f in $(profiles "$tmp/all"); do
+		t=$(seconds "$f")
+		if [ -n "$prev" ] && { [ $((t - prev)) -lt 9 ] || [ $((t - prev)) -gt 11 ]; }; then
+			say "$f starts $((t - prev)) s after the previous profile, not 10"
+			profiles "$tmp/all" | sed 's/^/#   /'
+			return 1
+		fi
+		prev=$t
+	done
+	say "$nall profiles written, the newest $KEEP kept"
+	return 0
+}
+
+# Each file gzip, and read by go tool pprof -top without a word on stderr;
+# the samples of each into $tmp/counts.
+test_pprof()
+{
+	if ! command -v go > /dev/null; then
+		reason="no go tool pprof"
+		return 4
+	fi
+	[ -s "$tmp/written" ] || { say "no run from the first test"; return 1; }
+	: > "$tmp/counts"
+	for f in $(profiles "$tmp/all"); do
+		if [ "$(head -c 2 "$tmp/all/$f" | od -An -tx1 | tr -d ' ')" != 1f8b ] ||
+		   ! gzip -t "$tmp/all/$f" 2> /dev/null; then
+			say "$f is not gzip"
+			return 1
+		fi
+		HOME=$tmp go tool pprof -sample_index=samples -top "$tmp/all/$f" \
+			> "$tmp/top" 2> "$tmp/top.err"
+		rc=$?
+		if [ "$rc" -ne 0 ] || [ -s "$tmp/top.err" ]; then
+			say "go tool pprof -top $f exited $rc; stderr:"
+			show "$tmp/top.err"
+			return 1
+		fi
+		# "Showing nodes accounting for 1990, 100% of 1990 total"; none: 0
+		cnt=$(sed -n 's/.* of \([0-9]*\) total$/\1/p' "$tmp/top")
+		echo "$f ${cnt:-0}" >> "$tmp/counts"
+		if [ -n "$cnt" ] && [ "$cnt" -gt 0 ] && ! grep -q ' hot_spin$' "$tmp/top"; then
+			say "$f has $cnt samples, none in hot_spin:"
+			show "$tmp/top"
+			return 1
+		fi
+	done
+	say "samples per interval: $(awk '{ printf "%s ", $2 }' "$tmp/counts")"
+	return 0
+}
+
+# pprof's durations ("1.23s", "2.01mins", "950ms") in ns.
+to_ns()
+{
+	awk '{
+		v = $1; u = $1; sub(/[a-z]+$/, "", v); sub(/^[0-9.]+/, "", u)
+		m = -1
+		if (u == "ns") m = 1
+		if (u == "us") m = 1e3
+		if (u == "ms") m = 1e6
+		if (u == "s") m = 1e9
+		if (u == "mins") m = 60e9
+		if (u == "hrs") m = 3600e9
+		printf "%.0f\n", m < 0 ? -1 : v * m
+	}'
+}
+
+# The intervals add up to the whole session: their samples to the count
+# cprof gives for it, their weight (cpu-clock ns) to the CPU time the
+# threads measured; each full interval has about the same samples.
+test_sums()
+{
+	[ -s "$tmp/counts" ] || { say "no counts from the previous test"; return 1; }
+	total=$(cat "$tmp/total")
+	sum=$(awk '{ s += $2 } END { print s + 0 }' "$tmp/counts")
+	cpu=$(awk '$1 == "thread" { s += $3 } END { printf "%.0f", s }' "$tmp/spin.out")
+	# shellcheck disable=SC2046
+	HOME=$tmp go tool pprof -top $(profiles "$tmp/all" | sed "s|^|$tmp/all/|") \
+		> "$tmp/merged" 2> "$tmp/merged.err"
+	w=$(sed -n 's/.* of \([0-9.]*[a-z]*\) total$/\1/p' "$tmp/merged" | to_ns)
+	say "samples: $sum in the intervals, $total in the session; weight $w ns, the threads' CPU time $cpu ns"
+	if [ "$sum" -ne "$total" ]; then
+		say "the intervals' samples do not add up to the session's"
+		show "$tmp/counts"
+		return 1
+	fi
+	if [ -z "$cpu" ] || [ "$cpu" -le 0 ] || [ -z "$w" ] || [ "$w" -le 0 ]; then
+		say "no CPU time or weight to compare; spin's output and pprof's:"
+		show "$tmp/spin.out"
+		show "$tmp/merged"
+		return 1
+	fi
+	# cpu-clock samples measure time itself: 5 % covers the start and end
+	if ! awk -v w="$w" -v c="$cpu" 'BEGIN { d = w - c; if (d < 0) d = -d; exit !(d <= 0.05 * c) }'; then
+		say "the weight is $(awk -v w="$w" -v c="$cpu" 'BEGIN { printf "%.1f", 100 * (w - c) / c }') % off the CPU time"
+		return 1
+	fi
+	# The full intervals (neither the first nor the last) within 20 % of their median.
+	sed '1d;$d' "$tmp/counts" | awk '{ print $2 }' | sort -n > "$tmp/full"
+	med=$(awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }' "$tmp/full")
+	if ! awk -v m="$med" '$1 < 0.8 * m || $1 > 1.2 * m { bad = 1 } END { exit bad }' "$tmp/full"; then
+		say "full intervals' samples stray over 20 % from their median $med:"
+		show "$tmp/counts"
+		return 1
+	fi
+	return 0
+}
+
+# No growth in cprof's RSS once the first intervals are written.
+test_rss()
+{
+	[ -s "$tmp/rss" ] || { say "no RSS samples"; return 1; }
+	t0=$(head -n 1 "$tmp/rss" | cut -d' ' -f1)
+	# Seconds 15 to 45 (the first interval's start-up behind) against the
+	# last 40 s: the medians, what cprof holds between writes (a write,
+	# a report of the interval, peaks for a second or two and frees it).
+	median()
+	{
+		sort -n | awk '{ a[NR] = $1 } END { print NR ? a[int((NR + 1) / 2)] : 0 }'
+	}
+	early=$(awk -v t="$t0" '$1 - t >= 15 && $1 - t <= 45 { print $2 }' "$tmp/rss" | median)
+	end=$(tail -n 1 "$tmp/rss" | cut -d' ' -f1)
+	late=$(awk -v t="$end" 't - $1 <= 40 { print $2 }' "$tmp/rss" | median)
+	last=$(tail -n 1 "$tmp/rss" | cut -d' ' -f2)
+	ticks=$(tail -n 1 "$tmp/rss" | cut -d' ' -f3)
+	peak=$(awk '$2 > m { m = $2 } END { print m + 0 }' "$tmp/rss")
+	say "cprof's RSS: median $early KiB in seconds 15-45, $late KiB in the last 40 s; peak $peak KiB (writing an interval), $last KiB at the end ($(wc -l < "$tmp/rss") samples); its CPU time $ticks ticks of $(getconf CLK_TCK 2> /dev/null || echo 100) Hz"
+	if [ "$late" -gt $((early + RSS_SLACK_KIB)) ]; then
+		say "RSS grew by $((late - early)) KiB, more than $RSS_SLACK_KIB"
+		awk '{ printf "# %s %s\n", $1, $2 }' "$tmp/rss"
+		return 1
+	fi
+	return 0
+}
+
+# SIGTERM ends the interval under way and writes it; -a, sub-second names.
+test_sigterm()
+{
+	dir=$tmp/term
+	"$CPROF" record --every 2s -a -e cpu-clock -o "$dir" > /dev/null 2> "$tmp/term.err" &
+	bg=$!
+	sleep 5
+	kill -TERM "$bg"
+	wait "$bg"
+	rc=$?
+	bg=
+	nprof=$(profiles "$dir" | wc -l)
+	if [ "$rc" -ne 0 ] || [ "$nprof" -lt 2 ]; then
+		say "cprof exited $rc after SIGTERM with $nprof profiles; stderr:"
+		show "$tmp/term.err"
+		ls -A "$dir" | sed 's/^/#   /'
+		return 1
+	fi
+	if [ -n "$(ls -A "$dir" | grep -vE "$name_re")" ]; then
+		say "left in the directory besides the profiles:"
+		ls -A "$dir" | sed 's/^/#   /'
+		return 1
+	fi
+	say "$nprof profiles after 5 s and SIGTERM: $(grep recorded "$tmp/term.err")"
+	command -v go > /dev/null || return 0
+	# The last, partial interval is there: the samples add up.
+	total=$(sed -nE 's/.*recorded ([0-9]+) samples.*/\1/p' "$tmp/term.err")
+	sum=0
+	for f in $(profiles "$dir"); do
+		HOME=$tmp go tool pprof -sample_index=samples -top "$dir/$f" > "$tmp/term.top" \
+			2> "$tmp/term.toperr" ||
+			{ say "go tool pprof cannot read $f:"; show "$tmp/term.toperr"; return 1; }
+		cnt=$(sed -n 's/.* of \([0-9]*\) total$/\1/p' "$tmp/term.top")
+		sum=$((sum + ${cnt:-0}))
+	done
+	if [ "$sum" != "$total" ]; then
+		say "the profiles hold $sum samples, the session $total"
+		return 1
+	fi
+	return 0
+}
+
+# Intervals cprof cannot take are usage errors that name them.
+test_usage()
+{
+	for bad in 10x 0s 50ms -5s 25h 1.5s ''; do
+		"$CPROF" record --every "$bad" -a -o "$tmp/u" > /dev/null 2> "$tmp/u.err"
+		rc=$?
+		if [ "$rc" -ne 2 ] || ! grep -q "'$bad'" "$tmp/u.err"; then
+			say "--every '$bad' exited $rc; stderr:"
+			show "$tmp/u.err"
+			return 1
+		fi
+	done
+	"$CPROF" record --keep 3 -a > /dev/null 2> "$tmp/u.err"
+	[ $? -eq 2 ] || { say "--keep without --every was taken"; return 1; }
+	"$CPROF" record --every 10s -a > /dev/null 2> "$tmp/u.err"
+	[ $? -eq 2 ] || { say "--every without -o was taken"; return 1; }
+	[ ! -e "$tmp/u" ] || { say "a usage error made the directory"; return 1; }
+	return 0
+}
+
+echo "TAP version 13"
+echo "1..7"
+run_test "record --every 10s runs 2 minutes of a busy target" test_every
+run_test "--keep $KEEP leaves the newest $KEEP, named by their start" test_keep
+run_test "every interval is gzip that go tool pprof -top reads" test_pprof
+run_test "the intervals add up to the session and the CPU time" test_sums
+run_test "cprof's RSS does not grow" test_rss
+run_test "SIGTERM writes the interval under way" test_sigterm
+run_test "bad intervals are usage errors naming them" test_usage
+totals

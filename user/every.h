@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CPROF_EVERY_H
+#define CPROF_EVERY_H
+
+/*
+ * cprof record --every: one session cut into intervals, each written as a
+ * gzipped pprof named by its start time into a directory that keeps the
+ * last N.
+ *
+ * Each interval is recorded into a scratch recording of its own, which
+ * starts with what a report needs from before it: the sideband of the
+ * processes still alive (their mappings, thread names and forks), carried
+ * here from interval to interval. The scratch recording is then reported
+ * as 'cprof report --pprof' would (user/report.c), renamed into place, and
+ * the oldest profiles are removed. Nothing of an interval survives it but
+ * the carried sideband, which drops what dead processes and replaced
+ * mappings no longer need.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <linux/causalprof.h>
+
+#include "recording.h"
+
+#define CP_EVERY_PREFIX		"cprof-"
+#define CP_EVERY_SUFFIX		".pb.gz"
+/* The interval being recorded, in the directory. */
+#define CP_EVERY_SCRATCH	".cprof-interval.data"
+
+/* A carried sideband record. */
+struct cp_carried {
+	void *rec;		/* a copy */
+	uint32_t pid, tid;
+	unsigned int dead;	/* the interval in which it stopped mattering + 1; 0 live */
+};
+
+struct cp_every {
+	const char *dir;
+	uint64_t interval_ns;
+	unsigned int keep;
+	bool ms;		/* names carry milliseconds (a sub-second interval) */
+	unsigned int index;	/* of the current interval, from 0 */
+	struct cp_carried *carry;
+	size_t nr, cap;
+	size_t carry_bytes;
+	unsigned int written;	/* profiles */
+};
+
+/*
+ * "10s", "1m", "500ms", "2h" (a bare number is seconds) into ns: 0, or
+ * -EINVAL for anything else, or an interval under 100 ms or over a day.
+ */
+int cp_every_parse_interval(const char *s, uint64_t *ns);
+
+void cp_every_init(struct cp_every *e, const char *dir, uint64_t interval_ns, unsigned int keep);
+void cp_every_free(struct cp_every *e);
+
+/*
+ * Keeps what the sideband record @h (MMAP, COMM, FORK, EXIT, or cprof's
+ * BUILDID) means for the intervals to come. 0 or -ENOMEM.
+ */
+int cp_every_note(struct cp_every *e, const struct causalprof_record_hdr *h);
+
+/* Writes the carried records into the next interval's recording. */
+int cp_every_put_carry(struct cp_every *e, struct cp_rec_writer *w);
+
+/*
+ * The interval's finished scratch recording @rec, which started at @start
+ * (real time) and lasted @duration_ns, as DIR/cprof-START.pb.gz (written
+ * to a temporary name, then renamed); then the oldest profiles beyond the
+ * last keep are removed and the carry is pruned. Messages go to stderr,
+ * prefixed with @prog. 0, or 1 on failure.
+ */
+int cp_every_write(struct cp_every *e, const char *prog, const char *rec,
+		   const struct timespec *start, uint64_t duration_ns);
+
+#endif /* CPROF_EVERY_H */
