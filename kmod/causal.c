@@ -353,6 +353,13 @@ struct nmi_pay {
 
 static DEFINE_PER_CPU(struct nmi_pay, nmi_pay);
 
+/* A payment claimed (claim_payment()) but not queued after all. */
+static void unclaim_payment(struct cp_task *t)
+{
+	atomic_andnot(CP_TASK_QUEUED, &t->flags);
+	module_put(THIS_MODULE);
+}
+
 static void nmi_pay_queue(struct irq_work *iw)
 {
 	struct nmi_pay *np = container_of(iw, struct nmi_pay, iw);
@@ -360,8 +367,7 @@ static void nmi_pay_queue(struct irq_work *iw)
 
 	if (np->task == current && !task_work_add(current, &t->work, TWA_RESUME))
 		return;
-	atomic_andnot(CP_TASK_QUEUED, &t->flags);
-	module_put(THIS_MODULE);
+	unclaim_payment(t);
 }
 
 /* For testing the NMI path without a PMU: hard-irq payments take it too. */
@@ -535,6 +541,24 @@ static void pay(struct callback_head *work)
 }
 
 /*
+ * t's payment work, for experiment id: false if one is queued already, or
+ * once rmmod has seen no module reference (nothing may be queued then).
+ * The caller queues it, or gives it back with unclaim_payment().
+ */
+static bool claim_payment(struct cp_task *t, u32 id)
+{
+	if (atomic_fetch_or(CP_TASK_QUEUED, &t->flags) & CP_TASK_QUEUED)
+		return false;
+	if (!try_module_get(THIS_MODULE)) {
+		atomic_andnot(CP_TASK_QUEUED, &t->flags);
+		return false;
+	}
+	t->exp = id;
+	init_task_work(&t->work, pay);
+	return true;
+}
+
+/*
  * What a hit weighs. The hrtimer behind cpu-clock fires once however late
  * it is: after a vCPU its host did not run (or interrupts long off), one
  * sample comes for several periods, and hits at the nominal period would
@@ -641,19 +665,8 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 		return;
 	if (atomic_read(&t->flags) & CP_TASK_EXEMPT)
 		return;
-	if (atomic_fetch_or(CP_TASK_QUEUED, &t->flags) & CP_TASK_QUEUED)
-		return;
-	/* Fails once rmmod has seen no reference: nothing may be queued then. */
-	if (!try_module_get(THIS_MODULE)) {
-		atomic_andnot(CP_TASK_QUEUED, &t->flags);
-		return;
-	}
-	t->exp = id;
-	init_task_work(&t->work, pay);
-	if (!queue_payment(t)) {
-		atomic_andnot(CP_TASK_QUEUED, &t->flags);
-		module_put(THIS_MODULE);
-	}
+	if (claim_payment(t, id) && !queue_payment(t))
+		unclaim_payment(t);
 }
 
 /* Before the child first runs. */
@@ -701,18 +714,8 @@ static void queue_wake_payment(struct task_struct *p, struct cp_task *t, u32 id)
 		return;
 	if (owed(t) < (s64)READ_ONCE(min_pause_us) * NSEC_PER_USEC)
 		return;
-	if (atomic_fetch_or(CP_TASK_QUEUED, &t->flags) & CP_TASK_QUEUED)
-		return;
-	if (!try_module_get(THIS_MODULE)) {
-		atomic_andnot(CP_TASK_QUEUED, &t->flags);
-		return;
-	}
-	t->exp = id;
-	init_task_work(&t->work, pay);
-	if (task_work_add(p, &t->work, TWA_RESUME)) {
-		atomic_andnot(CP_TASK_QUEUED, &t->flags);
-		module_put(THIS_MODULE);
-	}
+	if (claim_payment(t, id) && task_work_add(p, &t->work, TWA_RESUME))
+		unclaim_payment(t);
 }
 
 /*
