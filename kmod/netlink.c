@@ -525,11 +525,18 @@ static int del_progress(struct sk_buff *skb, struct genl_info *info)
 	return cp_session_progress_del(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), extack);
 }
 
-/* Commands without a policy accept no attributes at all. */
+/*
+ * Every command names its policy, those without attributes too: strict
+ * validation refuses every attribute of no_attr_policy as unsupported.
+ * (Since 6.1 a command without a policy at or past resv_start_op, 0 here,
+ * gets the kernel's reject-all policy too; the table does not rely on it.)
+ */
 static const struct genl_ops genl_ops[] = {
 	{
 		.cmd = CAUSALPROF_CMD_GET_STATUS,
 		.doit = get_status,
+		.policy = no_attr_policy,
+		.maxattr = CAUSALPROF_A_MAX,
 	}, {
 		.cmd = CAUSALPROF_CMD_SESSION_START,
 		.internal_flags = CP_NL_CONTROL,
@@ -540,6 +547,8 @@ static const struct genl_ops genl_ops[] = {
 		.cmd = CAUSALPROF_CMD_SESSION_STOP,
 		.internal_flags = CP_NL_CONTROL,
 		.doit = stop_session,
+		.policy = no_attr_policy,
+		.maxattr = CAUSALPROF_A_MAX,
 	}, {
 		.cmd = CAUSALPROF_CMD_EXPERIMENT_START,
 		.internal_flags = CP_NL_CONTROL,

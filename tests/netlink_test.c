@@ -167,6 +167,31 @@ TEST_F(nl, bad_attr_size)
 	ASSERT_EQ(0, cp_wait_state("idle", 0));
 }
 
+/*
+ * Commands that take no attribute refuse one, with the kernel's message, and
+ * do nothing: the session a refused SESSION_STOP names goes on.
+ */
+TEST_F(nl, no_attr_commands)
+{
+	char attrs[16] __attribute__((aligned(4)));
+	uint32_t flags = 0;
+	uint64_t id;
+	size_t len;
+
+	len = cp_nla_put(attrs, 0, CAUSALPROF_A_FLAGS, &flags, sizeof(flags));
+	ASSERT_EQ(-EINVAL, cp_nl_request(&self->nl, CAUSALPROF_CMD_GET_STATUS, attrs, len,
+					 NULL, 0));
+	EXPECT_NE(NULL, strstr(self->nl.extack, "attribute")) TH_LOG("extack '%s'", self->nl.extack);
+
+	ASSERT_EQ(0, cp_nl_start(&self->nl, self->child, 0, &id));
+	ASSERT_EQ(-EINVAL, cp_nl_request(&self->nl, CAUSALPROF_CMD_SESSION_STOP, attrs, len,
+					 NULL, 0));
+	EXPECT_NE(NULL, strstr(self->nl.extack, "attribute")) TH_LOG("extack '%s'", self->nl.extack);
+	EXPECT_EQ(0, cp_wait_state("recording", 0));
+	ASSERT_EQ(0, cp_nl_stop(&self->nl));
+	ASSERT_EQ(0, cp_wait_state("idle", 0));
+}
+
 /* Closing the owner's socket ends its session. */
 TEST_F(nl, owner_close)
 {
