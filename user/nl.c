@@ -215,25 +215,36 @@ static int on_valid(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/* A copy of @nl's socket callbacks with @valid, @ack and @err called on @arg. */
+static struct nl_cb *socket_cb(struct cp_nl *nl, nl_recvmsg_msg_cb_t valid,
+			       nl_recvmsg_msg_cb_t ack, nl_recvmsg_err_cb_t err, void *arg)
+{
+	struct nl_cb *sock_cb = nl_socket_get_cb(nl->sock), *cb;
+
+	cb = nl_cb_clone(sock_cb);
+	nl_cb_put(sock_cb);
+	if (!cb)
+		return NULL;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid, arg);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, ack, arg);
+	nl_cb_err(cb, NL_CB_CUSTOM, err, arg);
+	return cb;
+}
+
 /*
  * Sends @msg and waits for its acknowledgement. A reply, if @req expects one,
  * is checked against @req->policy and handed to @req->parse.
  */
 static int transact(struct cp_nl *nl, struct nl_msg *msg, struct request *req)
 {
-	struct nl_cb *sock_cb, *cb;
+	struct nl_cb *cb;
 	int ret;
 
 	nl->err_msg[0] = '\0';
 	req->nl = nl;
-	sock_cb = nl_socket_get_cb(nl->sock);
-	cb = nl_cb_clone(sock_cb);
-	nl_cb_put(sock_cb);
+	cb = socket_cb(nl, on_valid, on_ack, on_error, req);
 	if (!cb)
 		return -ENOMEM;
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, req);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, req);
-	nl_cb_err(cb, NL_CB_CUSTOM, on_error, req);
 
 	ret = nl_send_auto(nl->sock, msg);
 	if (ret < 0) {
@@ -319,6 +330,21 @@ static int parse_status(struct cp_nl *nl, struct nlattr **tb, void *arg)
 	return 0;
 }
 
+/* Sends @req, with the attributes @put adds to its message if any. */
+static int request(struct cp_nl *nl, struct request *req,
+		   int (*put)(struct nl_msg *msg, const void *arg), const void *arg)
+{
+	struct nl_msg *msg;
+	int ret;
+
+	msg = new_request(nl, req->cmd);
+	if (!msg)
+		return -ENOMEM;
+	ret = put && put(msg, arg) ? -EMSGSIZE : transact(nl, msg, req);
+	nlmsg_free(msg);
+	return ret;
+}
+
 int cp_nl_get_status(struct cp_nl *nl, struct cp_status *st)
 {
 	struct request req = {
@@ -327,16 +353,9 @@ int cp_nl_get_status(struct cp_nl *nl, struct cp_status *st)
 		.arg = st,
 		.policy = status_policy,
 	};
-	struct nl_msg *msg;
-	int ret;
 
 	memset(st, 0, sizeof(*st));
-	msg = new_request(nl, req.cmd);
-	if (!msg)
-		return -ENOMEM;
-	ret = transact(nl, msg, &req);
-	nlmsg_free(msg);
-	return ret;
+	return request(nl, &req, NULL, NULL);
 }
 
 static int parse_start(struct cp_nl *nl, struct nlattr **tb, void *arg)
@@ -364,6 +383,29 @@ static int put_event(struct nl_msg *msg, const struct cp_event *ev)
 	return 0;
 }
 
+static int put_start(struct nl_msg *msg, const void *arg)
+{
+	const struct cp_nl_start *start = arg;
+	struct nlattr *events;
+	unsigned int i;
+
+	if (nla_put_u32(msg, CAUSALPROF_A_FLAGS, start->flags))
+		return -EMSGSIZE;
+	if (!(start->flags & CAUSALPROF_F_SYSTEM_WIDE) &&
+	    nla_put_u32(msg, CAUSALPROF_A_TARGET_PID, start->target_pid))
+		return -EMSGSIZE;
+	if (!start->events || !start->events->nr)
+		return 0;
+	events = nla_nest_start(msg, CAUSALPROF_A_EVENTS);
+	if (!events)
+		return -EMSGSIZE;
+	for (i = 0; i < start->events->nr; i++)
+		if (put_event(msg, &start->events->ev[i]))
+			return -EMSGSIZE;
+	nla_nest_end(msg, events);
+	return 0;
+}
+
 int cp_nl_session_start(struct cp_nl *nl, const struct cp_nl_start *start, uint64_t *id)
 {
 	struct request req = {
@@ -372,114 +414,93 @@ int cp_nl_session_start(struct cp_nl *nl, const struct cp_nl_start *start, uint6
 		.arg = id,
 		.policy = start_policy,
 	};
-	struct nlattr *events;
-	struct nl_msg *msg;
-	unsigned int i;
-	int ret = -EMSGSIZE;
 
-	msg = new_request(nl, req.cmd);
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_u32(msg, CAUSALPROF_A_FLAGS, start->flags))
-		goto out_free_msg;
-	if (!(start->flags & CAUSALPROF_F_SYSTEM_WIDE) &&
-	    nla_put_u32(msg, CAUSALPROF_A_TARGET_PID, start->target_pid))
-		goto out_free_msg;
-	if (start->events && start->events->nr) {
-		events = nla_nest_start(msg, CAUSALPROF_A_EVENTS);
-		if (!events)
-			goto out_free_msg;
-		for (i = 0; i < start->events->nr; i++)
-			if (put_event(msg, &start->events->ev[i]))
-				goto out_free_msg;
-		nla_nest_end(msg, events);
-	}
-	ret = transact(nl, msg, &req);
-out_free_msg:
-	nlmsg_free(msg);
-	return ret;
-}
-
-/* A request without attributes. */
-static int request_plain(struct cp_nl *nl, uint8_t cmd)
-{
-	struct request req = { .cmd = cmd };
-	struct nl_msg *msg;
-	int ret;
-
-	msg = new_request(nl, req.cmd);
-	if (!msg)
-		return -ENOMEM;
-	ret = transact(nl, msg, &req);
-	nlmsg_free(msg);
-	return ret;
+	return request(nl, &req, put_start, start);
 }
 
 int cp_nl_session_stop(struct cp_nl *nl)
 {
-	return request_plain(nl, CAUSALPROF_CMD_SESSION_STOP);
+	struct request req = { .cmd = CAUSALPROF_CMD_SESSION_STOP };
+
+	return request(nl, &req, NULL, NULL);
+}
+
+struct experiment {
+	uint32_t speedup;
+	const struct causalprof_exp_range *ranges;
+	unsigned int nr;
+};
+
+static int put_experiment(struct nl_msg *msg, const void *arg)
+{
+	const struct experiment *x = arg;
+	struct nlattr *exp, *range;
+	unsigned int i;
+
+	exp = nla_nest_start(msg, CAUSALPROF_A_EXPERIMENT);
+	if (!exp || nla_put_u32(msg, CAUSALPROF_EXP_A_SPEEDUP, x->speedup))
+		return -EMSGSIZE;
+	for (i = 0; i < x->nr; i++) {
+		range = nla_nest_start(msg, CAUSALPROF_EXP_A_RANGE);
+		if (!range ||
+		    nla_put_u32(msg, CAUSALPROF_RANGE_A_PID, x->ranges[i].pid) ||
+		    nla_put_u64(msg, CAUSALPROF_RANGE_A_START, x->ranges[i].start) ||
+		    nla_put_u64(msg, CAUSALPROF_RANGE_A_END, x->ranges[i].end))
+			return -EMSGSIZE;
+		nla_nest_end(msg, range);
+	}
+	nla_nest_end(msg, exp);
+	return 0;
 }
 
 int cp_nl_experiment_start(struct cp_nl *nl, uint32_t speedup,
 			   const struct causalprof_exp_range *ranges, unsigned int nr)
 {
 	struct request req = { .cmd = CAUSALPROF_CMD_EXPERIMENT_START };
-	struct nlattr *exp, *range;
-	struct nl_msg *msg;
-	unsigned int i;
-	int ret = -EMSGSIZE;
+	struct experiment x = { .speedup = speedup, .ranges = ranges, .nr = nr };
 
-	msg = new_request(nl, req.cmd);
-	if (!msg)
-		return -ENOMEM;
-	exp = nla_nest_start(msg, CAUSALPROF_A_EXPERIMENT);
-	if (!exp || nla_put_u32(msg, CAUSALPROF_EXP_A_SPEEDUP, speedup))
-		goto out_free_msg;
-	for (i = 0; i < nr; i++) {
-		range = nla_nest_start(msg, CAUSALPROF_EXP_A_RANGE);
-		if (!range ||
-		    nla_put_u32(msg, CAUSALPROF_RANGE_A_PID, ranges[i].pid) ||
-		    nla_put_u64(msg, CAUSALPROF_RANGE_A_START, ranges[i].start) ||
-		    nla_put_u64(msg, CAUSALPROF_RANGE_A_END, ranges[i].end))
-			goto out_free_msg;
-		nla_nest_end(msg, range);
-	}
-	nla_nest_end(msg, exp);
-	ret = transact(nl, msg, &req);
-out_free_msg:
-	nlmsg_free(msg);
-	return ret;
+	return request(nl, &req, put_experiment, &x);
 }
 
 int cp_nl_experiment_stop(struct cp_nl *nl)
 {
-	return request_plain(nl, CAUSALPROF_CMD_EXPERIMENT_STOP);
+	struct request req = { .cmd = CAUSALPROF_CMD_EXPERIMENT_STOP };
+
+	return request(nl, &req, NULL, NULL);
+}
+
+struct point {
+	uint32_t id, kind;
+	const char *path;
+	uint64_t offset, end_offset;
+};
+
+static int put_point(struct nl_msg *msg, const void *arg)
+{
+	const struct point *p = arg;
+	struct nlattr *pp;
+
+	pp = nla_nest_start(msg, CAUSALPROF_A_PROGRESS);
+	if (!pp || nla_put_u32(msg, CAUSALPROF_PP_A_ID, p->id) ||
+	    nla_put_u32(msg, CAUSALPROF_PP_A_KIND, p->kind) ||
+	    nla_put_string(msg, CAUSALPROF_PP_A_PATH, p->path) ||
+	    nla_put_u64(msg, CAUSALPROF_PP_A_OFFSET, p->offset) ||
+	    (p->kind == CAUSALPROF_PP_LATENCY &&
+	     nla_put_u64(msg, CAUSALPROF_PP_A_END_OFFSET, p->end_offset)))
+		return -EMSGSIZE;
+	nla_nest_end(msg, pp);
+	return 0;
 }
 
 int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
 		       uint64_t offset, uint64_t end_offset)
 {
 	struct request req = { .cmd = CAUSALPROF_CMD_PROGRESS_ADD };
-	struct nlattr *pp;
-	struct nl_msg *msg;
-	int ret = -EMSGSIZE;
+	struct point p = {
+		.id = id, .kind = kind, .path = path, .offset = offset, .end_offset = end_offset,
+	};
 
-	msg = new_request(nl, req.cmd);
-	if (!msg)
-		return -ENOMEM;
-	pp = nla_nest_start(msg, CAUSALPROF_A_PROGRESS);
-	if (!pp || nla_put_u32(msg, CAUSALPROF_PP_A_ID, id) ||
-	    nla_put_u32(msg, CAUSALPROF_PP_A_KIND, kind) ||
-	    nla_put_string(msg, CAUSALPROF_PP_A_PATH, path) ||
-	    nla_put_u64(msg, CAUSALPROF_PP_A_OFFSET, offset) ||
-	    (kind == CAUSALPROF_PP_LATENCY &&
-	     nla_put_u64(msg, CAUSALPROF_PP_A_END_OFFSET, end_offset)))
-		goto out_free_msg;
-	nla_nest_end(msg, pp);
-	ret = transact(nl, msg, &req);
-out_free_msg:
-	nlmsg_free(msg);
-	return ret;
+	return request(nl, &req, put_point, &p);
 }
 
 int cp_nl_fd(const struct cp_nl *nl)
@@ -547,17 +568,12 @@ static int stream_recv(struct nl_sock *sk, struct sockaddr_nl *from, unsigned ch
 
 int cp_nl_receive(struct cp_nl *nl)
 {
-	struct nl_cb *sock_cb, *cb;
+	struct nl_cb *cb;
 	int ret = 0, n, i;
 
-	sock_cb = nl_socket_get_cb(nl->sock);
-	cb = nl_cb_clone(sock_cb);
-	nl_cb_put(sock_cb);
+	cb = socket_cb(nl, stream_valid, stream_ack, stream_error, nl);
 	if (!cb)
 		return -ENOMEM;
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, stream_valid, nl);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, stream_ack, nl);
-	nl_cb_err(cb, NL_CB_CUSTOM, stream_error, nl);
 	nl_cb_overwrite_recv(cb, stream_recv);
 	for (i = 0; i < RECEIVE_BATCH; i++) {
 		n = nl_recvmsgs_report(nl->sock, cb);
