@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "htab.h"
 
 #define MIN_SLOTS	64
@@ -84,6 +85,19 @@ int cp_htab_add(struct cp_htab *h, uint64_t hash, uint32_t idx)
 	place(h->slots, h->mask, fold(hash), idx + 1);
 	h->nr++;
 	return 0;
+}
+
+int64_t cp_htab_intern(struct cp_htab *h, uint64_t hash, cp_htab_eq eq, const void *ctx,
+		       const void *key, void *arr, size_t *nr, size_t *cap, size_t size)
+{
+	int64_t i = cp_htab_find(h, hash, eq, ctx, key);
+
+	if (i >= 0)
+		return i;
+	if (cp_array_reserve(arr, cap, *nr, 1, size) || cp_htab_add(h, hash, *nr))
+		return -ENOMEM;
+	memcpy((char *)*(void **)arr + *nr * size, key, size);
+	return (*nr)++;
 }
 
 uint64_t cp_hash_mem(uint64_t h, const void *p, size_t len)

@@ -34,6 +34,14 @@ int64_t cp_htab_find(const struct cp_htab *h, uint64_t hash, cp_htab_eq eq, cons
 		     const void *key);
 /* Records element @idx under @hash (not there yet). 0 or -ENOMEM. */
 int cp_htab_add(struct cp_htab *h, uint64_t hash, uint32_t idx);
+/*
+ * Find or append, for an array whose elements are their own keys: the
+ * element of *@arr (*@nr of @size bytes, room for *@cap) that @eq finds
+ * equal to @key, else a copy of @key appended and indexed under @hash.
+ * Its index, or -ENOMEM.
+ */
+int64_t cp_htab_intern(struct cp_htab *h, uint64_t hash, cp_htab_eq eq, const void *ctx,
+		       const void *key, void *arr, size_t *nr, size_t *cap, size_t size);
 
 /* Hashing: start with CP_HASH_SEED, mix in words or bytes. */
 #define CP_HASH_SEED	0x243f6a8885a308d3ULL

@@ -9,27 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "profile.h"
-
-/* Room for @need elements in *@arr of *@cap, each @size bytes. */
-static int reserve(void *arr, size_t *cap, size_t need, size_t size)
-{
-	void **p = arr, *more;
-	size_t n = *cap ? *cap : 64;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	if (n > UINT32_MAX || n > SIZE_MAX / size)
-		return -ENOMEM;
-	more = realloc(*p, n * size);
-	if (!more)
-		return -ENOMEM;
-	*p = more;
-	*cap = n;
-	return 0;
-}
 
 int cp_prof_init(struct cp_profile *p)
 {
@@ -81,15 +62,9 @@ static bool mapping_eq(const void *ctx, uint32_t idx, const void *key)
 int64_t cp_prof_mapping(struct cp_profile *p, const struct cp_prof_mapping *m)
 {
 	uint64_t hash = mapping_hash(m);
-	int64_t i = cp_htab_find(&p->mapping_index, hash, mapping_eq, p, m);
 
-	if (i >= 0)
-		return i;
-	if (reserve(&p->mappings, &p->cap_mappings, p->nr_mappings + 1, sizeof(*m)) ||
-	    cp_htab_add(&p->mapping_index, hash, p->nr_mappings))
-		return -ENOMEM;
-	p->mappings[p->nr_mappings] = *m;
-	return p->nr_mappings++;
+	return cp_htab_intern(&p->mapping_index, hash, mapping_eq, p, m, &p->mappings,
+			      &p->nr_mappings, &p->cap_mappings, sizeof(*m));
 }
 
 static uint64_t function_hash(const struct cp_prof_function *f)
@@ -113,15 +88,9 @@ static bool function_eq(const void *ctx, uint32_t idx, const void *key)
 int64_t cp_prof_function(struct cp_profile *p, const struct cp_prof_function *f)
 {
 	uint64_t hash = function_hash(f);
-	int64_t i = cp_htab_find(&p->function_index, hash, function_eq, p, f);
 
-	if (i >= 0)
-		return i;
-	if (reserve(&p->functions, &p->cap_functions, p->nr_functions + 1, sizeof(*f)) ||
-	    cp_htab_add(&p->function_index, hash, p->nr_functions))
-		return -ENOMEM;
-	p->functions[p->nr_functions] = *f;
-	return p->nr_functions++;
+	return cp_htab_intern(&p->function_index, hash, function_eq, p, f, &p->functions,
+			      &p->nr_functions, &p->cap_functions, sizeof(*f));
 }
 
 struct location_key {
@@ -155,8 +124,8 @@ int64_t cp_prof_add_location(struct cp_profile *p, uint32_t mapping, uint64_t ad
 {
 	struct cp_prof_location *l;
 
-	if (reserve(&p->locations, &p->cap_locations, p->nr_locations + 1, sizeof(*l)) ||
-	    reserve(&p->lines, &p->cap_lines, p->nr_lines + nr, sizeof(*lines)))
+	if (cp_array_reserve(&p->locations, &p->cap_locations, p->nr_locations, 1, sizeof(*l)) ||
+	    cp_array_reserve(&p->lines, &p->cap_lines, p->nr_lines, nr, sizeof(*lines)))
 		return -ENOMEM;
 	if (!hidden && cp_htab_add(&p->location_index, location_hash(mapping, address),
 				   p->nr_locations))
@@ -208,8 +177,8 @@ int64_t cp_prof_sample(struct cp_profile *p, uint8_t event, const uint32_t *locs
 	i = cp_htab_find(&p->sample_index, hash, sample_eq, p, &key);
 	if (i >= 0)
 		return i;
-	if (reserve(&p->samples, &p->cap_samples, p->nr_samples + 1, sizeof(*s)) ||
-	    reserve(&p->loc_ids, &p->cap_loc_ids, p->nr_loc_ids + nr, sizeof(*locs)) ||
+	if (cp_array_reserve(&p->samples, &p->cap_samples, p->nr_samples, 1, sizeof(*s)) ||
+	    cp_array_reserve(&p->loc_ids, &p->cap_loc_ids, p->nr_loc_ids, nr, sizeof(*locs)) ||
 	    cp_htab_add(&p->sample_index, hash, p->nr_samples))
 		return -ENOMEM;
 	s = &p->samples[p->nr_samples];
@@ -238,15 +207,11 @@ int cp_prof_thread_add(struct cp_profile *p, uint8_t event, uint32_t pid, uint32
 	struct cp_prof_thread key = { .pid = pid, .tid = tid, .comm = comm, .event = event };
 	uint64_t hash = cp_hash_u64(cp_hash_u64(CP_HASH_SEED, ((uint64_t)pid << 32) | tid),
 				    ((uint64_t)comm << 8) | event);
-	int64_t i = cp_htab_find(&p->thread_index, hash, thread_eq, p, &key);
+	int64_t i = cp_htab_intern(&p->thread_index, hash, thread_eq, p, &key, &p->threads,
+				   &p->nr_threads, &p->cap_threads, sizeof(key));
 
-	if (i < 0) {
-		if (reserve(&p->threads, &p->cap_threads, p->nr_threads + 1, sizeof(key)) ||
-		    cp_htab_add(&p->thread_index, hash, p->nr_threads))
-			return -ENOMEM;
-		i = p->nr_threads++;
-		p->threads[i] = key;
-	}
+	if (i < 0)
+		return i;
 	p->threads[i].count++;
 	p->threads[i].weight += weight;
 	return 0;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "recording.h"
 #include "replay.h"
 
@@ -50,27 +51,6 @@ void cp_replay_free(struct cp_replay *r)
 	cp_htab_free(&r->proc_index);
 	cp_htab_free(&r->thread_index);
 }
-
-/* Room for @need elements of @size bytes in *@arr. */
-static int reserve(void *arr, size_t *cap, size_t need, size_t size)
-{
-	void **p = arr, *more;
-	size_t n = *cap ? *cap : 16;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	if (n > SIZE_MAX / size)
-		return -ENOMEM;
-	more = realloc(*p, n * size);
-	if (!more)
-		return -ENOMEM;
-	*p = more;
-	*cap = n;
-	return 0;
-}
-
 static const struct causalprof_record_hdr *side_rec(const struct cp_replay *r, size_t i)
 {
 	return (const void *)(r->copies + r->side[i].copy);
@@ -81,8 +61,8 @@ int cp_replay_add(struct cp_replay *r, const struct causalprof_record_hdr *h, ui
 	struct cp_side *s;
 	uint64_t t = 0;
 
-	if (reserve(&r->side, &r->cap_side, r->nr_side + 1, sizeof(*r->side)) ||
-	    reserve(&r->copies, &r->copies_cap, r->copies_len + h->size, 1))
+	if (cp_array_reserve(&r->side, &r->cap_side, r->nr_side, 1, sizeof(*r->side)) ||
+	    cp_array_reserve(&r->copies, &r->copies_cap, r->copies_len, h->size, 1))
 		return -ENOMEM;
 	cp_rec_time(h, &t);
 	s = &r->side[r->nr_side++];
@@ -194,62 +174,58 @@ void cp_replay_check_sample(struct cp_replay *r, const struct causalprof_sample 
 			r->checks[i].failed = true;
 }
 
+/* Processes and threads are their own keys: their pid and tid. */
 static bool proc_eq(const void *ctx, uint32_t idx, const void *key)
 {
 	const struct cp_replay *r = ctx;
 
-	return r->procs[idx].pid == *(const uint32_t *)key;
+	return r->procs[idx].pid == ((const struct cp_proc *)key)->pid;
 }
 
 static bool thread_eq(const void *ctx, uint32_t idx, const void *key)
 {
 	const struct cp_replay *r = ctx;
 
-	return r->threads[idx].tid == *(const uint32_t *)key;
+	return r->threads[idx].tid == ((const struct cp_thread *)key)->tid;
+}
+
+static uint64_t id_hash(uint32_t id)
+{
+	return cp_hash_u64(CP_HASH_SEED, id);
 }
 
 struct cp_proc *cp_replay_find_proc(const struct cp_replay *r, uint32_t pid)
 {
-	int64_t i = cp_htab_find(&r->proc_index, cp_hash_u64(CP_HASH_SEED, pid), proc_eq, r,
-				 &pid);
+	int64_t i = cp_htab_find(&r->proc_index, id_hash(pid), proc_eq, r,
+				 &(struct cp_proc){ .pid = pid });
 
 	return i >= 0 ? &r->procs[i] : NULL;
 }
 
 static struct cp_proc *get_proc(struct cp_replay *r, uint32_t pid)
 {
-	struct cp_proc *p = cp_replay_find_proc(r, pid);
+	int64_t i = cp_htab_intern(&r->proc_index, id_hash(pid), proc_eq, r,
+				   &(struct cp_proc){ .pid = pid }, &r->procs, &r->nr_procs,
+				   &r->cap_procs, sizeof(struct cp_proc));
 
-	if (p)
-		return p;
-	if (reserve(&r->procs, &r->cap_procs, r->nr_procs + 1, sizeof(*p)) ||
-	    cp_htab_add(&r->proc_index, cp_hash_u64(CP_HASH_SEED, pid), r->nr_procs))
-		return NULL;
-	p = &r->procs[r->nr_procs++];
-	*p = (struct cp_proc){ .pid = pid };
-	return p;
+	return i >= 0 ? &r->procs[i] : NULL;
 }
 
 static struct cp_thread *find_thread(const struct cp_replay *r, uint32_t tid)
 {
-	int64_t i = cp_htab_find(&r->thread_index, cp_hash_u64(CP_HASH_SEED, tid), thread_eq, r,
-				 &tid);
+	int64_t i = cp_htab_find(&r->thread_index, id_hash(tid), thread_eq, r,
+				 &(struct cp_thread){ .tid = tid });
 
 	return i >= 0 ? &r->threads[i] : NULL;
 }
 
 static struct cp_thread *get_thread(struct cp_replay *r, uint32_t tid)
 {
-	struct cp_thread *t = find_thread(r, tid);
+	int64_t i = cp_htab_intern(&r->thread_index, id_hash(tid), thread_eq, r,
+				   &(struct cp_thread){ .tid = tid }, &r->threads, &r->nr_threads,
+				   &r->cap_threads, sizeof(struct cp_thread));
 
-	if (t)
-		return t;
-	if (reserve(&r->threads, &r->cap_threads, r->nr_threads + 1, sizeof(*t)) ||
-	    cp_htab_add(&r->thread_index, cp_hash_u64(CP_HASH_SEED, tid), r->nr_threads))
-		return NULL;
-	t = &r->threads[r->nr_threads++];
-	*t = (struct cp_thread){ .tid = tid };
-	return t;
+	return i >= 0 ? &r->threads[i] : NULL;
 }
 
 /* The last of @n keys (a stride of @size bytes apart) at or before @at. */
@@ -282,7 +258,7 @@ uint32_t cp_replay_comm(const struct cp_replay *r, uint32_t tid, struct cp_key a
 
 static int name_thread(struct cp_thread *t, struct cp_key at, uint32_t comm)
 {
-	if (reserve(&t->names, &t->cap, t->nr + 1, sizeof(*t->names)))
+	if (cp_array_reserve(&t->names, &t->cap, t->nr, 1, sizeof(*t->names)))
 		return -ENOMEM;
 	t->names[t->nr++] = (struct cp_name){ .at = at, .comm = comm };
 	return 0;
@@ -312,7 +288,7 @@ static int changed(struct cp_proc *p, struct cp_key at)
 {
 	if (p->nr_changes && !cp_key_cmp(p->changes[p->nr_changes - 1], at))
 		return 0;
-	if (reserve(&p->changes, &p->cap_changes, p->nr_changes + 1, sizeof(*p->changes)))
+	if (cp_array_reserve(&p->changes, &p->cap_changes, p->nr_changes, 1, sizeof(*p->changes)))
 		return -ENOMEM;
 	p->changes[p->nr_changes++] = at;
 	return 0;
@@ -323,7 +299,7 @@ static int new_map(struct cp_proc *p, const struct cp_map *m)
 {
 	if (p->nr >= CP_MAX_MAPS)
 		return -E2BIG;
-	if (reserve(&p->maps, &p->cap, p->nr + 1, sizeof(*p->maps)))
+	if (cp_array_reserve(&p->maps, &p->cap, p->nr, 1, sizeof(*p->maps)))
 		return -ENOMEM;
 	p->maps[p->nr] = *m;
 	p->maps[p->nr].to = forever;
@@ -385,7 +361,8 @@ static int add_map(struct cp_proc *p, struct cp_map *m)
 	}
 	for (k = i; k < j; k++)
 		p->maps[p->live[k]].to = m->from;
-	if (reserve(&p->live, &p->cap_live, p->nr_live - (j - i) + n, sizeof(*p->live)))
+	if (cp_array_reserve(&p->live, &p->cap_live, p->nr_live - (j - i), n,
+			     sizeof(*p->live)))
 		return -ENOMEM;
 	memmove(&p->live[i + n], &p->live[j], (p->nr_live - j) * sizeof(*p->live));
 	memcpy(&p->live[i], pieces, n * sizeof(*pieces));
@@ -498,7 +475,7 @@ static int apply_fork(struct cp_replay *r, const struct causalprof_task *t, stru
 		idx = new_map(p, &m);
 		if (idx < 0)
 			return idx;
-		if (reserve(&p->live, &p->cap_live, p->nr_live + 1, sizeof(*p->live)))
+		if (cp_array_reserve(&p->live, &p->cap_live, p->nr_live, 1, sizeof(*p->live)))
 			return -ENOMEM;
 		p->live[p->nr_live++] = idx;
 	}

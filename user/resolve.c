@@ -357,31 +357,14 @@ static bool raw_eq(const void *ctx, uint32_t idx, const void *key)
 		       (s->nr_kernel + s->nr_user) * sizeof(*s->ips));
 }
 
-static int grow(void *arr, size_t *cap, size_t need, size_t size)
-{
-	void **p = arr, *more;
-	size_t n = *cap ? *cap : 1024;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	more = realloc(*p, n * size);
-	if (!more)
-		return -ENOMEM;
-	*p = more;
-	*cap = n;
-	return 0;
-}
-
 static int add_raw(struct cp_resolver *r, const struct raw_key *k, uint64_t hash,
 		   uint32_t sample)
 {
 	const struct causalprof_sample *s = k->s;
 	size_t n = s->nr_kernel + s->nr_user;
 
-	if (grow(&r->raws, &r->cap_raws, r->nr_raws + 1, sizeof(*r->raws)) ||
-	    grow(&r->raw_ips, &r->cap_raw_ips, r->nr_raw_ips + n, sizeof(*r->raw_ips)) ||
+	if (cp_array_reserve(&r->raws, &r->cap_raws, r->nr_raws, 1, sizeof(*r->raws)) ||
+	    cp_array_reserve(&r->raw_ips, &r->cap_raw_ips, r->nr_raw_ips, n, sizeof(*r->raw_ips)) ||
 	    r->nr_raws >= UINT32_MAX - 1 ||
 	    cp_htab_add(&r->raw_index, hash, r->nr_raws))
 		return -ENOMEM;
