@@ -15,6 +15,7 @@
 #include <linux/err.h>
 #include <linux/limits.h>
 #include <linux/mm.h>
+#include <linux/netlink.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
@@ -34,17 +35,31 @@ struct path_buf {
 /* For mappings reported from the kprobe, which runs with preemption off. */
 static struct path_buf __percpu *path_bufs;
 
+/*
+ * Room for a record of @size bytes in the sideband ring, its header filled
+ * in, or NULL if there is none (the stream counts it). Under
+ * cp_stream_sb_lock(); cp_stream_sb_commit(*@next) publishes it.
+ */
+static void *sb_record(u16 type, u16 flags, u32 size, unsigned long *next)
+{
+	struct causalprof_record_hdr *hdr = cp_stream_sb_reserve(size, next);
+
+	if (hdr) {
+		hdr->type = type;
+		hdr->flags = flags;
+		hdr->size = size;
+	}
+	return hdr;
+}
+
 void cp_sideband_comm(const struct task_struct *t, const char *comm, u16 flags)
 {
 	struct causalprof_comm *rec;
 	unsigned long next, irq;
 
 	irq = cp_stream_sb_lock();
-	rec = cp_stream_sb_reserve(sizeof(*rec), &next);
+	rec = sb_record(CAUSALPROF_REC_COMM, flags, sizeof(*rec), &next);
 	if (rec) {
-		rec->hdr.type = CAUSALPROF_REC_COMM;
-		rec->hdr.flags = flags;
-		rec->hdr.size = sizeof(*rec);
 		rec->time_ns = ktime_get_mono_fast_ns();
 		rec->pid = t->tgid;
 		rec->tid = t->pid;
@@ -61,11 +76,8 @@ void cp_sideband_task(u16 type, const struct task_struct *t, const struct task_s
 	unsigned long next, irq;
 
 	irq = cp_stream_sb_lock();
-	rec = cp_stream_sb_reserve(sizeof(*rec), &next);
+	rec = sb_record(type, 0, sizeof(*rec), &next);
 	if (rec) {
-		rec->hdr.type = type;
-		rec->hdr.flags = 0;
-		rec->hdr.size = sizeof(*rec);
 		rec->time_ns = ktime_get_mono_fast_ns();
 		rec->pid = t->tgid;
 		rec->tid = t->pid;
@@ -107,11 +119,8 @@ static void emit_mmap(pid_t tgid, const struct vm_area_struct *vma, const char *
 	unsigned long next, irq;
 
 	irq = cp_stream_sb_lock();
-	rec = cp_stream_sb_reserve(size, &next);
+	rec = sb_record(CAUSALPROF_REC_MMAP, 0, size, &next);
 	if (rec) {
-		rec->hdr.type = CAUSALPROF_REC_MMAP;
-		rec->hdr.flags = 0;
-		rec->hdr.size = size;
 		rec->time_ns = ktime_get_mono_fast_ns();
 		rec->pid = tgid;
 		rec->pad = 0;
@@ -134,10 +143,14 @@ void cp_sideband_mmap(struct vm_area_struct *vma)
 		emit_mmap(current->tgid, vma, name);
 }
 
-int cp_sideband_start(void)
+int cp_sideband_start(struct netlink_ext_ack *extack)
 {
 	path_bufs = alloc_percpu(struct path_buf);
-	return path_bufs ? 0 : -ENOMEM;
+	if (!path_bufs) {
+		NL_SET_ERR_MSG(extack, "out of memory for the sideband");
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* Once the hooks are gone. */
@@ -217,14 +230,16 @@ static struct task_struct *get_process(pid_t *tgid, bool or_next)
  * tgid, or of every process when all. Runs with the hooks in place, so a
  * change made meanwhile is reported too, possibly twice.
  */
-int cp_sideband_dump(bool all, pid_t tgid)
+int cp_sideband_dump(bool all, pid_t tgid, struct netlink_ext_ack *extack)
 {
 	struct task_struct *t;
 	char *buf;
 
 	buf = kmalloc(PATH_MAX, GFP_KERNEL);
-	if (!buf)
+	if (!buf) {
+		NL_SET_ERR_MSG(extack, "out of memory for the initial mappings");
 		return -ENOMEM;
+	}
 	if (all)
 		tgid = 1;
 	while ((t = get_process(&tgid, all))) {
