@@ -195,24 +195,18 @@ int cp_session_start(const struct cp_config *cfg, struct netlink_ext_ack *extack
 	sess.id++;
 	spin_unlock(&sess.owner_lock);
 
-	ret = cp_targets_start(all, tgid);
-	if (ret) {
-		NL_SET_ERR_MSG(extack, "out of memory for the target set");
+	ret = cp_targets_start(all, tgid, extack);
+	if (ret)
 		goto err_free_stream;
-	}
-	ret = cp_sideband_start();
-	if (ret) {
-		NL_SET_ERR_MSG(extack, "out of memory for the sideband");
+	ret = cp_sideband_start(extack);
+	if (ret)
 		goto err_stop_targets;
-	}
 	ret = cp_hooks_start(cfg, extack);
 	if (ret)
 		goto err_stop_sideband;
-	ret = cp_sideband_dump(all, tgid);
-	if (ret) {
-		NL_SET_ERR_MSG(extack, "out of memory for the initial mappings");
+	ret = cp_sideband_dump(all, tgid, extack);
+	if (ret)
 		goto err_stop_hooks;
-	}
 	ret = cp_sampler_start(cfg, extack);
 	if (ret)
 		goto err_stop_hooks;
@@ -400,32 +394,6 @@ static int attach_task(const struct cp_owner *who, struct task_struct *task)
 }
 
 /*
- * Starting an experiment, which delays the session's targets, and adding a
- * progress point, which puts breakpoints in their memory, change them: as
- * for perf's events that change their target, the caller needs the right
- * to ptrace-attach the session's target. A system-wide session's targets
- * are every task: CAP_SYS_ADMIN or CAP_SYS_PTRACE. Under sess.lock.
- */
-static int may_change(const struct cp_owner *who, struct netlink_ext_ack *extack)
-{
-	int ret;
-
-	if (!sess.target) {
-		if (cp_capable(who, CAP_SYS_ADMIN) || cp_capable(who, CAP_SYS_PTRACE))
-			return 0;
-		NL_SET_ERR_MSG(extack,
-			       "changing a system-wide session's targets needs CAP_SYS_ADMIN or CAP_SYS_PTRACE");
-		return -EPERM;
-	}
-	ret = attach_task(who, get_pid_task(sess.target, PIDTYPE_PID));
-	if (ret == -ESRCH)
-		NL_SET_ERR_MSG(extack, "the session's target has exited");
-	else if (ret)
-		NL_SET_ERR_MSG(extack, "no right to ptrace-attach the session's target");
-	return ret;
-}
-
-/*
  * Experiments and progress points are controlled through the surface that
  * started the session: a session with an owner only by its owner's socket
  * (who), one started through /proc only through /proc (who == NULL), by
@@ -451,6 +419,35 @@ static int may_control(const struct cp_owner *who, struct netlink_ext_ack *extac
 		return -EPERM;
 	}
 	return 0;
+}
+
+/*
+ * Starting an experiment, which delays the session's targets, and adding a
+ * progress point, which puts breakpoints in their memory, change them: as
+ * for perf's events that change their target, the caller needs the right
+ * to ptrace-attach the session's target. A system-wide session's targets
+ * are every task: CAP_SYS_ADMIN or CAP_SYS_PTRACE. And who must control
+ * the session. Under sess.lock.
+ */
+static int may_change(const struct cp_owner *who, struct netlink_ext_ack *extack)
+{
+	int ret = may_control(who, extack);
+
+	if (ret)
+		return ret;
+	if (!sess.target) {
+		if (cp_capable(who, CAP_SYS_ADMIN) || cp_capable(who, CAP_SYS_PTRACE))
+			return 0;
+		NL_SET_ERR_MSG(extack,
+			       "changing a system-wide session's targets needs CAP_SYS_ADMIN or CAP_SYS_PTRACE");
+		return -EPERM;
+	}
+	ret = attach_task(who, get_pid_task(sess.target, PIDTYPE_PID));
+	if (ret == -ESRCH)
+		NL_SET_ERR_MSG(extack, "the session's target has exited");
+	else if (ret)
+		NL_SET_ERR_MSG(extack, "no right to ptrace-attach the session's target");
+	return ret;
 }
 
 /*
@@ -495,9 +492,7 @@ int cp_session_experiment_start(const struct cp_owner *who, u32 speedup,
 	int ret;
 
 	mutex_lock(&sess.lock);
-	ret = may_control(who, extack);
-	if (!ret)
-		ret = may_change(who, extack);
+	ret = may_change(who, extack);
 	if (!ret)
 		ret = may_select(who, ranges, nr, extack);
 	if (ret)
@@ -560,9 +555,7 @@ int cp_session_progress_add(const struct cp_owner *who, u32 id, u32 kind, const 
 	int ret;
 
 	mutex_lock(&sess.lock);
-	ret = may_control(who, extack);
-	if (!ret)
-		ret = may_change(who, extack);
+	ret = may_change(who, extack);
 	if (!ret)
 		ret = cp_progress_add(id, kind, path, offset, end_offset, extack);
 	mutex_unlock(&sess.lock);

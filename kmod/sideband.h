@@ -9,12 +9,13 @@
 
 #include <linux/types.h>
 
+struct netlink_ext_ack;
 struct task_struct;
 struct vm_area_struct;
 
-int cp_sideband_start(void);
+int cp_sideband_start(struct netlink_ext_ack *extack);
 void cp_sideband_stop(void);
-int cp_sideband_dump(bool all, pid_t tgid);
+int cp_sideband_dump(bool all, pid_t tgid, struct netlink_ext_ack *extack);
 
 void cp_sideband_comm(const struct task_struct *t, const char *comm, u16 flags);
 void cp_sideband_task(u16 type, const struct task_struct *t, const struct task_struct *parent);

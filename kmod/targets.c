@@ -13,6 +13,7 @@
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
 #include <linux/moduleparam.h>
+#include <linux/netlink.h>
 #include <linux/sched.h>
 #include <linux/threads.h>
 #include <linux/vmalloc.h>
@@ -29,7 +30,7 @@ static struct {
 	bool warned;
 } set;
 
-int cp_targets_start(bool system_wide, pid_t tgid)
+int cp_targets_start(bool system_wide, pid_t tgid, struct netlink_ext_ack *extack)
 {
 	set.all = system_wide;
 	set.warned = false;
@@ -39,8 +40,10 @@ int cp_targets_start(bool system_wide, pid_t tgid)
 		return 0;
 
 	set.map = vzalloc(BITS_TO_LONGS(PID_MAX_LIMIT) * sizeof(long));
-	if (!set.map)
+	if (!set.map) {
+		NL_SET_ERR_MSG(extack, "out of memory for the target set");
 		return -ENOMEM;
+	}
 	cp_targets_add(tgid);
 	return 0;
 }

@@ -9,9 +9,10 @@
 
 #include <linux/types.h>
 
+struct netlink_ext_ack;
 struct task_struct;
 
-int cp_targets_start(bool system_wide, pid_t tgid);
+int cp_targets_start(bool system_wide, pid_t tgid, struct netlink_ext_ack *extack);
 void cp_targets_stop(void);
 
 bool cp_target_match(const struct task_struct *t);
