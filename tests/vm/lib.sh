@@ -43,6 +43,8 @@ list_programs()
 # (the module's own kprobe then joins it instead of arming the site), and
 # a per-task perf event keeps perf's context-switch key enabled.
 # Prints what failed and returns non-zero if it could not.
+PIN_PID_FILE=/run/cprof-pin.pid
+
 pin_patch_sites()
 {
 	pin_t=/sys/kernel/debug/tracing
@@ -69,10 +71,14 @@ pin_patch_sites()
 	# first per-task event enables perf_sched_events, which patches the
 	# context-switch hooks in __schedule, and the key is disabled again a
 	# second after its last event. One per-task event held for the whole
-	# boot (a dummy, counting nothing) keeps that key enabled.
+	# boot (a dummy, counting nothing) keeps that key enabled. Its pid goes
+	# to $PIN_PID_FILE: guest-init's last kill spares it and its child, as
+	# the key would be disabled a second after they died, while the guest
+	# powers off.
 	if command -v perf > /dev/null; then
 		perf stat -e dummy -o /dev/null -- sleep 2147483647 \
 			> /dev/null 2>&1 < /dev/null &
+		echo $! > "$PIN_PID_FILE"
 		sleep 1
 		kill -0 $! 2> /dev/null || { echo "cannot hold a per-task perf event"; return 1; }
 	fi
