@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cprof.h"
+#include "options.h"
 
 static int cmd_help(int argc, char *argv[]);
 
@@ -22,16 +23,33 @@ static const struct cmd {
 	{ "help",   cmd_help,   "show this help, or the help of one command" },
 };
 
+/* cprof's own options, before a command: -h and --help run "help". */
+enum cprof_opt { OPT_HELP = 'h', OPT_VERSION = CP_OPT_LONG };
+
+static const struct cp_opt opts[] = {
+	CP_OPT_HELP,
+	CP_OPT(OPT_VERSION, "version", NULL, "show cprof's version"),
+	CP_OPT_END
+};
+
+/* The help of cprof itself is printed by usage(): it lists the commands. */
+static const struct cp_usage cprof_usage = {
+	.name = "cprof",
+	.usage = "usage: cprof <command> [<args>]\n"
+		 "       cprof --version\n",
+	.opts = opts,
+};
+
 static void usage(FILE *f)
 {
 	size_t i;
 
-	fputs("usage: cprof <command> [<args>]\n"
-	      "       cprof --version\n"
-	      "\n"
-	      "Commands:\n", f);
+	fputs(cprof_usage.usage, f);
+	fputs("\nCommands:\n", f);
 	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].desc);
+	fputs("\nOptions:\n", f);
+	cp_opts_print(opts, f);
 	fputs("\n"
 	      "'cprof help <command>' or 'cprof <command> --help' shows the help\n"
 	      "of one command.\n", f);
@@ -49,9 +67,7 @@ static const struct cmd *find_cmd(const char *name)
 
 static int bad_cmd(const char *name)
 {
-	fprintf(stderr, "cprof: unknown command '%s'\n", name);
-	usage(stderr);
-	return 2;
+	return cp_usage_error(&cprof_usage, "unknown command '%s'", name);
 }
 
 /* Runs @cmd with argv[0] set to "cprof <name>", which it uses in messages. */
@@ -66,16 +82,13 @@ static int run(const struct cmd *cmd, int argc, char *argv[])
 
 static int cmd_help(int argc, char *argv[])
 {
+	const struct cp_opt *opt = argc > 1 ? cp_opt_find(opts, argv[1]) : NULL;
 	const struct cmd *cmd;
 	char *help_argv[] = { NULL, "--help", NULL };
 
-	if (argc > 2) {
-		fprintf(stderr, "%s: too many arguments\n", argv[0]);
-		usage(stderr);
-		return 2;
-	}
-	if (argc == 1 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
+	if (argc > 2)
+		return cp_usage_error(&cprof_usage, "help takes one command, not '%s' too", argv[2]);
+	if (argc == 1 || (opt && opt->id == OPT_HELP) || !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return 0;
 	}
@@ -107,6 +120,7 @@ static int close_stdout(int ret)
 
 int main(int argc, char *argv[])
 {
+	const struct cp_opt *opt;
 	const struct cmd *cmd;
 	int ret;
 
@@ -115,21 +129,16 @@ int main(int argc, char *argv[])
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		if (argc > 2) {
-			fprintf(stderr, "cprof: --version takes no arguments\n");
-			usage(stderr);
-			return 2;
-		}
+	opt = argv[1][0] == '-' ? cp_opt_find(opts, argv[1]) : NULL;
+	if (argv[1][0] == '-' && !opt)
+		return cp_usage_error(&cprof_usage, "unknown option '%s'", argv[1]);
+	if (opt && opt->id == OPT_VERSION) {
+		if (argc > 2)
+			return cp_usage_error(&cprof_usage, "--version takes no arguments");
 		printf("cprof %s\n", CAUSALPROF_VERSION);
 		return close_stdout(0);
 	}
-	if (argv[1][0] == '-' && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {
-		fprintf(stderr, "cprof: unknown option '%s'\n", argv[1]);
-		usage(stderr);
-		return 2;
-	}
-	cmd = find_cmd(argv[1][0] == '-' ? "help" : argv[1]);
+	cmd = find_cmd(opt ? "help" : argv[1]);
 	if (!cmd)
 		return bad_cmd(argv[1]);
 	ret = run(cmd, argc - 1, argv + 1);

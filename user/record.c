@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -34,6 +33,7 @@
 #include "every.h"
 #include "experiments.h"
 #include "nl.h"
+#include "options.h"
 #include "perfmap.h"
 #include "points.h"
 #include "recording.h"
@@ -55,7 +55,77 @@
 #define STR(x)			#x
 #define XSTR(x)			STR(x)
 
-static const char synopsis[] =
+enum record_opt {
+	OPT_EVENT = 'e', OPT_COUNT = 'c', OPT_FREQ = 'F', OPT_PID = 'p', OPT_ALL_CPUS = 'a',
+	OPT_OUTPUT = 'o',
+	OPT_NO_CALLCHAIN = CP_OPT_LONG, OPT_NO_INHERIT, OPT_CAUSAL, OPT_PROGRESS, OPT_LATENCY,
+	OPT_SOURCE_SCOPE, OPT_BINARY_SCOPE, OPT_FIXED_LINE, OPT_FIXED_SPEEDUP,
+	OPT_END_TO_END, OPT_RUNS, OPT_EVERY, OPT_KEEP,
+};
+
+static const struct cp_opt opts[] = {
+	CP_OPT(OPT_EVENT, "event", "EV[,EV...]",
+	       "events to sample (repeatable, at most 8); default\n"
+	       "cycles, or cpu-clock if the machine has no PMU"),
+	CP_OPT(OPT_COUNT, "count", "N", "one sample every N events"),
+	CP_OPT(OPT_FREQ, "freq", "HZ",
+	       "samples per second per CPU (default " XSTR(CAUSALPROF_DEFAULT_FREQ) ", at most\n"
+	       "kernel.perf_event_max_sample_rate)"),
+	CP_OPT(OPT_NO_CALLCHAIN, "no-callchain", NULL,
+	       "sample the interrupted address only, no stacks"),
+	CP_OPT(OPT_NO_INHERIT, "no-inherit", NULL,
+	       "do not follow the target's new child processes"),
+	CP_OPT(OPT_PID, "pid", "PID", "sample the running process PID"),
+	CP_OPT(OPT_ALL_CPUS, "all-cpus", NULL,
+	       "sample the whole system (with CMD: while it runs)"),
+	CP_OPT(OPT_OUTPUT, "output", "FILE", "write to FILE (default " DEFAULT_OUTPUT ")"),
+	CP_OPT_HELP,
+	CP_OPT_TEXT("\nAlways-on profiling:"),
+	CP_OPT(OPT_EVERY, "every", "INTERVAL",
+	       "cut the session into intervals (10s, 1m, 500ms, 2h;\n"
+	       "100 ms to a day) and write each as a gzipped pprof,\n"
+	       "DIR/cprof-YYYYMMDDTHHMMSSZ.pb.gz named by its start\n"
+	       "(UTC; with milliseconds for a sub-second INTERVAL);\n"
+	       "-o names the directory (made if missing); one event;\n"
+	       "-F defaults to " XSTR(EVERY_FREQ) " Hz. SIGINT or SIGTERM writes the\n"
+	       "interval under way and ends"),
+	CP_OPT(OPT_KEEP, "keep", "N",
+	       "with --every: keep the newest N profiles in DIR, remove\n"
+	       "older ones (default " XSTR(EVERY_KEEP) "; 0 keeps them all)"),
+	CP_OPT_TEXT("\nCausal profiling (see 'cprof report --causal' and Documentation/causal.rst):"),
+	CP_OPT(OPT_CAUSAL, "causal", NULL,
+	       "run experiments until the program exits: each speeds\n"
+	       "up one source line virtually (0-100 %) by delaying the\n"
+	       "other threads, and measures the progress points"),
+	CP_OPT(OPT_PROGRESS, "progress", "SPEC",
+	       "a throughput point (repeatable): FUNC (its calls),\n"
+	       "LIB:FUNC, FILE:LINE or sdt:PROVIDER:NAME (a USDT probe)"),
+	CP_OPT(OPT_LATENCY, "latency", "NAME=BEGIN,END",
+	       "a latency point from two SPECs (repeatable)\n"
+	       "Without either: the program's cprof.h points\n"
+	       "(CPROF_PROGRESS, CPROF_BEGIN/END) and coz.h counters"),
+	CP_OPT(OPT_SOURCE_SCOPE, "source-scope", "GLOB",
+	       "lines of matching source files only (repeatable;\n"
+	       "default: every source file)"),
+	CP_OPT(OPT_BINARY_SCOPE, "binary-scope", "GLOB",
+	       "code of matching files only (repeatable; default:\n"
+	       "the programs' executables, not their libraries)"),
+	CP_OPT(OPT_FIXED_LINE, "fixed-line", "FILE:LINE",
+	       "experiment on this line only (FILE: a path suffix)"),
+	CP_OPT(OPT_FIXED_SPEEDUP, "fixed-speedup", "PCT",
+	       "every experiment at this speedup (0-100)"),
+	CP_OPT(OPT_END_TO_END, "end-to-end", NULL,
+	       "run CMD again and again, one experiment per run, the\n"
+	       "run's end its progress point (no --progress needed)"),
+	CP_OPT(OPT_RUNS, "runs", "N",
+	       "with --end-to-end: N runs (default " XSTR(E2E_RUNS) ")"),
+	CP_OPT_TEXT("In causal mode the event is cpu-clock (the delays are time)."),
+	CP_OPT_END
+};
+
+static const struct cp_usage usage = {
+	.name = "cprof record",
+	.usage =
 	"usage: cprof record [-e EV[,EV...]] [-c N | -F HZ] [--no-callchain] [--no-inherit]\n"
 	"                    [-p PID | -a] [-o FILE] [[--] CMD [ARGS...]]\n"
 	"       cprof record --every INTERVAL [--keep N] [-e EV] [-c N | -F HZ]\n"
@@ -66,61 +136,15 @@ static const char synopsis[] =
 	"                    [--fixed-line FILE:LINE] [--fixed-speedup PCT]\n"
 	"                    [-F HZ] [-o FILE] {-p PID | [--] CMD [ARGS...]}\n"
 	"       cprof record --causal --end-to-end [--runs N] [causal options]\n"
-	"                    [-F HZ] [-o FILE] [--] CMD [ARGS...]\n";
-
-static const char usage_text[] =
-	"\n"
+	"                    [-F HZ] [-o FILE] [--] CMD [ARGS...]\n",
+	.about =
 	"Sample a command (started by cprof and followed into its children), a\n"
 	"running process (-p) or the whole system (-a), until the command or the\n"
 	"process exits or cprof gets SIGINT or SIGTERM, and write the samples, call\n"
 	"stacks and what is needed to name their functions to FILE (with the\n"
-	"/tmp/perf-PID.map of every process that ran JIT code).\n"
-	"\n"
-	"  -e, --event EV[,EV...]  events to sample (repeatable, at most 8); default\n"
-	"                          cycles, or cpu-clock if the machine has no PMU\n"
-	"  -c, --count N           one sample every N events\n"
-	"  -F, --freq HZ           samples per second per CPU (default " XSTR(CAUSALPROF_DEFAULT_FREQ) ", at most\n"
-	"                          kernel.perf_event_max_sample_rate)\n"
-	"      --no-callchain      sample the interrupted address only, no stacks\n"
-	"      --no-inherit        do not follow the target's new child processes\n"
-	"  -p, --pid PID           sample the running process PID\n"
-	"  -a, --all-cpus          sample the whole system (with CMD: while it runs)\n"
-	"  -o, --output FILE       write to FILE (default " DEFAULT_OUTPUT ")\n"
-	"  -h, --help              show this help\n"
-	"\n"
-	"Always-on profiling:\n"
-	"      --every INTERVAL    cut the session into intervals (10s, 1m, 500ms, 2h;\n"
-	"                          100 ms to a day) and write each as a gzipped pprof,\n"
-	"                          DIR/cprof-YYYYMMDDTHHMMSSZ.pb.gz named by its start\n"
-	"                          (UTC; with milliseconds for a sub-second INTERVAL);\n"
-	"                          -o names the directory (made if missing); one event;\n"
-	"                          -F defaults to " XSTR(EVERY_FREQ) " Hz. SIGINT or SIGTERM writes the\n"
-	"                          interval under way and ends\n"
-	"      --keep N            with --every: keep the newest N profiles in DIR, remove\n"
-	"                          older ones (default " XSTR(EVERY_KEEP) "; 0 keeps them all)\n"
-	"\n"
-	"Causal profiling (see 'cprof report --causal' and Documentation/causal.rst):\n"
-	"      --causal            run experiments until the program exits: each speeds\n"
-	"                          up one source line virtually (0-100 %) by delaying the\n"
-	"                          other threads, and measures the progress points\n"
-	"      --progress SPEC     a throughput point (repeatable): FUNC (its calls),\n"
-	"                          LIB:FUNC, FILE:LINE or sdt:PROVIDER:NAME (a USDT probe)\n"
-	"      --latency NAME=BEGIN,END\n"
-	"                          a latency point from two SPECs (repeatable)\n"
-	"                          Without either: the program's cprof.h points\n"
-	"                          (CPROF_PROGRESS, CPROF_BEGIN/END) and coz.h counters\n"
-	"      --source-scope GLOB lines of matching source files only (repeatable;\n"
-	"                          default: every source file)\n"
-	"      --binary-scope GLOB code of matching files only (repeatable; default:\n"
-	"                          the programs' executables, not their libraries)\n"
-	"      --fixed-line FILE:LINE\n"
-	"                          experiment on this line only (FILE: a path suffix)\n"
-	"      --fixed-speedup PCT every experiment at this speedup (0-100)\n"
-	"      --end-to-end        run CMD again and again, one experiment per run, the\n"
-	"                          run's end its progress point (no --progress needed)\n"
-	"      --runs N            with --end-to-end: N runs (default " XSTR(E2E_RUNS) ")\n"
-	"In causal mode the event is cpu-clock (the delays are time).\n"
-	"\n"
+	"/tmp/perf-PID.map of every process that ran JIT code).\n",
+	.opts = opts,
+	.notes =
 	"Events: cycles, instructions, cache-references, cache-misses, branches\n"
 	"(branch-instructions), branch-misses, cpu-clock, rNNNN (raw: hex umask and\n"
 	"event select as perf spells them, e.g. r01c2), and the pprof++ names\n"
@@ -128,7 +152,9 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: the command's (128+N if signal N killed it; with --end-to-end\n"
 	"the last failing run's); with -p or -a without a command, 0; 1 on failure\n"
-	"or when no causal experiment completed, 2 on a usage error.\n";
+	"or when no causal experiment completed, 2 on a usage error.\n",
+	.in_order = true,
+};
 
 /* A process with anonymous executable memory, whose JIT may name it. */
 struct jit_proc {
@@ -247,16 +273,6 @@ static bool parse_u64(const char *s, uint64_t *val)
 	return !errno && !*end;
 }
 
-static int usage_error(const struct record *r, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", r->prog);
-	fprintf(stderr, fmt, arg);
-	fputs("\n", stderr);
-	fputs(synopsis, stderr);
-	fprintf(stderr, "Try '%s --help' for more.\n", r->prog);
-	return 2;
-}
-
 static void event_list(const struct cp_events *evs, char *buf, size_t size)
 {
 	size_t off = 0;
@@ -293,36 +309,10 @@ static void clamp_freq(struct record *r)
 	r->freq = max;
 }
 
+/* The options into @r: 0, 2 (a usage error) or -1 (--help printed: done). */
 static int parse_args(struct record *r, int argc, char *argv[])
 {
-	enum {
-		OPT_NO_CALLCHAIN = 0x100, OPT_NO_INHERIT, OPT_CAUSAL, OPT_PROGRESS, OPT_LATENCY,
-		OPT_SOURCE_SCOPE, OPT_BINARY_SCOPE, OPT_FIXED_LINE, OPT_FIXED_SPEEDUP,
-		OPT_END_TO_END, OPT_RUNS, OPT_EVERY, OPT_KEEP,
-	};
-	static const struct option opts[] = {
-		{ "event",	  required_argument, NULL, 'e' },
-		{ "count",	  required_argument, NULL, 'c' },
-		{ "freq",	  required_argument, NULL, 'F' },
-		{ "no-callchain", no_argument,	     NULL, OPT_NO_CALLCHAIN },
-		{ "no-inherit",	  no_argument,	     NULL, OPT_NO_INHERIT },
-		{ "pid",	  required_argument, NULL, 'p' },
-		{ "all-cpus",	  no_argument,	     NULL, 'a' },
-		{ "output",	  required_argument, NULL, 'o' },
-		{ "help",	  no_argument,	     NULL, 'h' },
-		{ "causal",	  no_argument,	     NULL, OPT_CAUSAL },
-		{ "progress",	  required_argument, NULL, OPT_PROGRESS },
-		{ "latency",	  required_argument, NULL, OPT_LATENCY },
-		{ "source-scope", required_argument, NULL, OPT_SOURCE_SCOPE },
-		{ "binary-scope", required_argument, NULL, OPT_BINARY_SCOPE },
-		{ "fixed-line",	  required_argument, NULL, OPT_FIXED_LINE },
-		{ "fixed-speedup", required_argument, NULL, OPT_FIXED_SPEEDUP },
-		{ "end-to-end",	  no_argument,	     NULL, OPT_END_TO_END },
-		{ "runs",	  required_argument, NULL, OPT_RUNS },
-		{ "every",	  required_argument, NULL, OPT_EVERY },
-		{ "keep",	  required_argument, NULL, OPT_KEEP },
-		{ }
-	};
+	struct cp_getopt g = { .u = &usage };
 	bool freq_given = false, count_given = false, output_given = false, keep_given = false;
 	uint64_t interval = 0, keep = EVERY_KEEP;
 	char err[512];
@@ -341,27 +331,23 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		.max_ns = XP_MAX_MS * 1000000ULL,
 		.target_visits = XP_TARGET_VISITS,
 	};
-	opterr = 0;
-	/* '+': the command's own options are its own. */
-	while ((c = getopt_long(argc, argv, "+:e:c:F:p:ao:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (cp_events_parse(&r->events, optarg, err, sizeof(err))) {
-				fprintf(stderr, "%s: -e: %s\n", r->prog, err);
-				fputs(synopsis, stderr);
-				return 2;
-			}
+	/* in order: the command's own options are its own */
+	while ((c = cp_getopt(&g, argc, argv)) > 0) {
+		switch ((enum record_opt)c) {
+		case OPT_EVENT:
+			if (cp_events_parse(&r->events, optarg, err, sizeof(err)))
+				return cp_usage_error(&usage, "-e: %s", err);
 			break;
-		case 'c':
+		case OPT_COUNT:
 			if (!parse_u64(optarg, &val) || !val)
-				return usage_error(r, "-c takes a positive count, not '%s'",
+				return cp_usage_error(&usage, "-c takes a positive count, not '%s'",
 						   optarg);
 			r->period = val;
 			count_given = true;
 			break;
-		case 'F':
+		case OPT_FREQ:
 			if (!parse_u64(optarg, &val) || !val || val > UINT32_MAX)
-				return usage_error(r, "-F takes a positive frequency in Hz, not '%s'",
+				return cp_usage_error(&usage, "-F takes a positive frequency in Hz, not '%s'",
 						   optarg);
 			r->freq = val;
 			freq_given = true;
@@ -372,45 +358,41 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		case OPT_NO_INHERIT:
 			r->flags |= CAUSALPROF_F_NO_INHERIT;
 			break;
-		case 'p':
+		case OPT_PID:
 			if (!parse_u64(optarg, &val) || !val || val > INT_MAX)
-				return usage_error(r, "-p takes a process id, not '%s'", optarg);
+				return cp_usage_error(&usage, "-p takes a process id, not '%s'", optarg);
 			r->pid = val;
 			break;
-		case 'a':
+		case OPT_ALL_CPUS:
 			r->flags |= CAUSALPROF_F_SYSTEM_WIDE;
 			break;
-		case 'o':
+		case OPT_OUTPUT:
 			if (!*optarg)
-				return usage_error(r, "-o takes a file name%s", "");
+				return cp_usage_error(&usage, "-o takes a file name");
 			r->output = optarg;
 			output_given = true;
 			break;
-		case 'h':
-			fputs(synopsis, stdout);
-			fputs(usage_text, stdout);
-			return -1;
 		case OPT_CAUSAL:
 			r->causal = true;
 			break;
 		case OPT_PROGRESS:
 			if (r->nr_progress == ARRAY_SIZE(r->progress))
-				return usage_error(r, "more than 16 --progress (at %s)", optarg);
+				return cp_usage_error(&usage, "more than 16 --progress (at %s)", optarg);
 			r->progress[r->nr_progress++] = optarg;
 			break;
 		case OPT_LATENCY:
 			if (r->nr_latency == ARRAY_SIZE(r->latency))
-				return usage_error(r, "more than 16 --latency (at %s)", optarg);
+				return cp_usage_error(&usage, "more than 16 --latency (at %s)", optarg);
 			r->latency[r->nr_latency++] = optarg;
 			break;
 		case OPT_SOURCE_SCOPE:
 			if (r->xo.nr_source_scope == MAX_SCOPES)
-				return usage_error(r, "more than 64 --source-scope (at %s)", optarg);
+				return cp_usage_error(&usage, "more than 64 --source-scope (at %s)", optarg);
 			r->source_scope[r->xo.nr_source_scope++] = optarg;
 			break;
 		case OPT_BINARY_SCOPE:
 			if (r->xo.nr_binary_scope == MAX_SCOPES)
-				return usage_error(r, "more than 64 --binary-scope (at %s)", optarg);
+				return cp_usage_error(&usage, "more than 64 --binary-scope (at %s)", optarg);
 			r->binary_scope[r->xo.nr_binary_scope++] = optarg;
 			break;
 		case OPT_FIXED_LINE:
@@ -418,7 +400,7 @@ static int parse_args(struct record *r, int argc, char *argv[])
 			break;
 		case OPT_FIXED_SPEEDUP:
 			if (!parse_u64(optarg, &val) || val > 100)
-				return usage_error(r, "--fixed-speedup takes a percentage from 0 to 100, not '%s'",
+				return cp_usage_error(&usage, "--fixed-speedup takes a percentage from 0 to 100, not '%s'",
 						   optarg);
 			r->xo.fixed_speedup = val;
 			break;
@@ -427,76 +409,68 @@ static int parse_args(struct record *r, int argc, char *argv[])
 			break;
 		case OPT_RUNS:
 			if (!parse_u64(optarg, &val) || !val || val > 1000000)
-				return usage_error(r, "--runs takes a number of runs from 1 to 1000000, not '%s'",
+				return cp_usage_error(&usage, "--runs takes a number of runs from 1 to 1000000, not '%s'",
 						   optarg);
 			r->runs = val;
 			break;
 		case OPT_EVERY:
 			if (cp_every_parse_interval(optarg, &interval))
-				return usage_error(r, "--every takes an interval from 100ms to 24h (such as 10s, 1m, 500ms), not '%s'",
+				return cp_usage_error(&usage, "--every takes an interval from 100ms to 24h (such as 10s, 1m, 500ms), not '%s'",
 						   optarg);
 			r->every_on = true;
 			break;
 		case OPT_KEEP:
 			if (!parse_u64(optarg, &keep) || keep > 1000000)
-				return usage_error(r, "--keep takes a number of profiles from 0 to 1000000, not '%s'",
+				return cp_usage_error(&usage, "--keep takes a number of profiles from 0 to 1000000, not '%s'",
 						   optarg);
 			keep_given = true;
 			break;
-		case ':':
-			return usage_error(r, "option '%s' needs an argument", argv[optind - 1]);
-		default:
-			if (optopt) {
-				char opt[3] = { '-', (char)optopt, '\0' };
-
-				return usage_error(r, "unknown option '%s'", opt);
-			}
-			return usage_error(r, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (c < 0)
+		return g.status ? g.status : -1;
 	if (optind < argc)
 		r->cmd = argv + optind;
 
 	if (count_given && freq_given)
-		return usage_error(r, "-c and -F exclude each other%s", "");
+		return cp_usage_error(&usage, "-c and -F exclude each other");
 	if (r->pid && (r->flags & CAUSALPROF_F_SYSTEM_WIDE))
-		return usage_error(r, "-p and -a exclude each other%s", "");
+		return cp_usage_error(&usage, "-p and -a exclude each other");
 	if (r->pid && r->cmd)
-		return usage_error(r, "-p takes no command (got '%s')", r->cmd[0]);
+		return cp_usage_error(&usage, "-p takes no command (got '%s')", r->cmd[0]);
 	if (!r->pid && !(r->flags & CAUSALPROF_F_SYSTEM_WIDE) && !r->cmd)
-		return usage_error(r, "nothing to sample: give a command, -p PID or -a%s", "");
+		return cp_usage_error(&usage, "nothing to sample: give a command, -p PID or -a");
 	if (!r->causal && (r->nr_progress || r->nr_latency || r->xo.nr_source_scope ||
 			   r->xo.nr_binary_scope || r->xo.fixed_line || r->xo.fixed_speedup >= 0))
-		return usage_error(r, "%s: progress points, scopes and fixed experiments go with --causal",
-				   "causal options without --causal");
+		return cp_usage_error(&usage, "causal options without --causal: progress points, scopes and fixed experiments go with --causal");
 	if (r->e2e && !r->causal)
-		return usage_error(r, "--end-to-end goes with --causal%s", "");
+		return cp_usage_error(&usage, "--end-to-end goes with --causal");
 	if (r->runs && !r->e2e)
-		return usage_error(r, "--runs goes with --end-to-end%s", "");
+		return cp_usage_error(&usage, "--runs goes with --end-to-end");
 	if (r->e2e && !r->cmd)
-		return usage_error(r, "--end-to-end runs a command: give one, not -p%s", "");
+		return cp_usage_error(&usage, "--end-to-end runs a command: give one, not -p");
 	if (r->e2e && !r->runs)
 		r->runs = E2E_RUNS;
 	r->xo.end_to_end = r->e2e;
 	if (r->causal && (r->flags & CAUSALPROF_F_SYSTEM_WIDE))
-		return usage_error(r, "--causal profiles a command or a process (-p), not -a%s", "");
+		return cp_usage_error(&usage, "--causal profiles a command or a process (-p), not -a");
 	if (r->causal && r->events.nr &&
 	    (r->events.nr != 1 || r->events.ev[0].type != PERF_TYPE_SOFTWARE ||
 	     r->events.ev[0].config != PERF_COUNT_SW_CPU_CLOCK))
-		return usage_error(r, "--causal samples cpu-clock only (the delays are time), not -e %s",
+		return cp_usage_error(&usage, "--causal samples cpu-clock only (the delays are time), not -e %s",
 				   r->events.ev[0].name);
 	if (r->causal && count_given)
-		return usage_error(r, "--causal samples by frequency (-F), not -c%s", "");
+		return cp_usage_error(&usage, "--causal samples by frequency (-F), not -c");
 	if (r->causal && !r->events.nr)
 		cp_events_parse(&r->events, "cpu-clock", err, sizeof(err));
 	if (keep_given && !r->every_on)
-		return usage_error(r, "--keep goes with --every%s", "");
+		return cp_usage_error(&usage, "--keep goes with --every");
 	if (r->every_on && r->causal)
-		return usage_error(r, "--every and --causal exclude each other%s", "");
+		return cp_usage_error(&usage, "--every and --causal exclude each other");
 	if (r->every_on && !output_given)
-		return usage_error(r, "--every writes into a directory: give it with -o DIR%s", "");
+		return cp_usage_error(&usage, "--every writes into a directory: give it with -o DIR");
 	if (r->every_on && r->events.nr > 1)
-		return usage_error(r, "--every writes one profile per interval: give one event, not -e %s",
+		return cp_usage_error(&usage, "--every writes one profile per interval: give one event, not -e %s",
 				   r->events.ev[1].name);
 	if (r->every_on) {
 		cp_every_init(&r->every, r->output, interval, keep);
@@ -571,12 +545,12 @@ static int setup_causal(struct record *r)
 	for (i = 0; i < r->nr_progress; i++) {
 		ret = cp_points_add_progress(&r->points, r->progress[i], r->exe, err, sizeof(err));
 		if (ret)
-			goto bad_point;
+			goto bad;
 	}
 	for (i = 0; i < r->nr_latency; i++) {
 		ret = cp_points_add_latency(&r->points, r->latency[i], r->exe, err, sizeof(err));
 		if (ret)
-			goto bad_point;
+			goto bad;
 	}
 	if (r->e2e) {
 		if (cp_points_add_runs(&r->points)) {
@@ -586,20 +560,17 @@ static int setup_causal(struct record *r)
 	} else if (!r->nr_progress && !r->nr_latency) {
 		ret = cp_points_discover(&r->points, r->exe, r->cmd, err, sizeof(err));
 		if (ret)
-			goto bad_point;
+			goto bad;
 	}
 	ret = cp_xp_new(&r->xp, &r->xo, r->exe, &r->nl, &r->w, &r->points, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "%s: %s\n", r->prog, err);
-		return ret == -ENOMEM ? 1 : 2;
-	}
+	if (ret)
+		goto bad;
 	return 0;
-bad_point:
+bad:	/* a spec or a line that resolves nowhere is a usage error */
+	if (ret != -ENOMEM)
+		return cp_usage_error(&usage, "%s", err);
 	fprintf(stderr, "%s: %s\n", r->prog, err);
-	if (ret == -ENOMEM)
-		return 1;
-	fprintf(stderr, "Try '%s --help' for more.\n", r->prog);
-	return 2;
+	return 1;
 }
 
 static volatile pid_t run_pid;

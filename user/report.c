@@ -14,7 +14,6 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -27,6 +26,7 @@
 #include "array.h"
 #include "causal.h"
 #include "cprof.h"
+#include "options.h"
 #include "pprof.h"
 #include "replay.h"
 #include "report.h"
@@ -37,54 +37,72 @@
 /* Pages of the recording read this long ago leave memory. */
 #define RELEASE_EVERY	(4 << 20)
 
-static const char usage_text[] =
+enum report_opt {
+	OPT_INPUT = 'i', OPT_EVENT = 'e', OPT_PPROF = 'o',
+	OPT_LINES = CP_OPT_LONG, OPT_THREADS, OPT_LABELS, OPT_SYMFS, OPT_FORCE, OPT_FRACTION,
+	OPT_CAUSAL, OPT_TOP, OPT_COZ, OPT_COZ_JSONL, OPT_PLOT,
+};
+
+static const struct cp_opt opts[] = {
+	CP_OPT(OPT_INPUT, "input", "FILE", "read FILE (default " DEFAULT_INPUT ")"),
+	CP_OPT(OPT_LINES, "lines", NULL, "by source line instead of by function"),
+	CP_OPT(OPT_THREADS, "threads", NULL, "by thread"),
+	CP_OPT(OPT_FRACTION, "node-fraction", "F",
+	       "leave out nodes under F of the total (default 0.005,\n"
+	       "as pprof; 0 keeps them all)"),
+	CP_OPT(OPT_EVENT, "event", "EV", "only event EV (its name, or its index)"),
+	CP_OPT(OPT_PPROF, "pprof", "OUT",
+	       "write a gzipped pprof profile to OUT ('-': stdout);\n"
+	       "with several events one per event, OUT.EVENT.pb.gz\n"
+	       "(OUT without its .pb.gz suffix); with --causal, each\n"
+	       "line's impact (hundredths of a percent; one file per\n"
+	       "progress point, OUT.N.pb.gz for the second on)"),
+	CP_OPT(OPT_LABELS, "labels", NULL, "pprof samples get pid, tid and comm labels"),
+	CP_OPT(OPT_SYMFS, "symfs", "DIR", "look for the recorded programs and libraries in DIR"),
+	CP_OPT(OPT_FORCE, "force", NULL,
+	       "report a truncated or corrupt recording up to the\n"
+	       "damage instead of failing"),
+	CP_OPT(OPT_CAUSAL, "causal", NULL,
+	       "the causal profile of a 'cprof record --causal'\n"
+	       "recording: per progress point, the lines ranked by\n"
+	       "impact, each with the program speedup predicted at\n"
+	       "every line speedup measured"),
+	CP_OPT(OPT_TOP, "top", "N", "with --causal: the N lines of most impact (default 10)"),
+	CP_OPT(OPT_COZ, "coz", "FILE",
+	       "write the causal experiments in Coz's profile.coz\n"
+	       "format (its viewer reads it), with or without --causal"),
+	CP_OPT(OPT_COZ_JSONL, "coz-jsonl", "FILE", "the same in Coz's JSON-lines format"),
+	CP_OPT(OPT_PLOT, "plot", "FILE",
+	       "a chart per top line (9 at most) of each progress\n"
+	       "point: program speedup against line speedup, with\n"
+	       "intervals and a fitted curve; SVG, or a page if FILE\n"
+	       "ends in .html (self-contained)"),
+	CP_OPT_HELP,
+	CP_OPT_END
+};
+
+static const struct cp_usage usage = {
+	.name = "cprof report",
+	.usage =
 	"usage: cprof report [-i FILE] [--lines | --threads] [--event EV] [--force]\n"
 	"                    [--node-fraction F] [--symfs DIR]\n"
 	"       cprof report [-i FILE] --pprof OUT [--labels] [--event EV] [--force]\n"
 	"                    [--symfs DIR]\n"
 	"       cprof report [-i FILE] --causal [--top N] [--coz FILE] [--coz-jsonl FILE]\n"
-	"                    [--plot FILE.svg|FILE.html] [--pprof OUT]\n"
-	"\n"
+	"                    [--plot FILE.svg|FILE.html] [--pprof OUT]\n",
+	.about =
 	"Summarize a recording made by 'cprof record': for each event, the weight of\n"
 	"its samples (nanoseconds for cpu-clock, events otherwise) by function, as\n"
 	"'pprof -top' shows it, or write it as pprof profiles. Functions are named\n"
 	"from the programs and their debug files (/usr/lib/debug/.build-id/,\n"
 	".gnu_debuglink, debuginfod with DEBUGINFOD_URLS), JIT code from the perf maps\n"
 	"the recording holds; C++ and Rust names demangled; code nothing names as\n"
-	"FILE+0xOFFSET, the file offset of its function's start.\n"
-	"\n"
-	"  -i, --input FILE       read FILE (default " DEFAULT_INPUT ")\n"
-	"      --lines            by source line instead of by function\n"
-	"      --threads          by thread\n"
-	"      --node-fraction F  leave out nodes under F of the total (default 0.005,\n"
-	"                         as pprof; 0 keeps them all)\n"
-	"  -e, --event EV         only event EV (its name, or its index)\n"
-	"  -o, --pprof OUT        write a gzipped pprof profile to OUT ('-': stdout);\n"
-	"                         with several events one per event, OUT.EVENT.pb.gz\n"
-	"                         (OUT without its .pb.gz suffix)\n"
-	"      --labels           pprof samples get pid, tid and comm labels\n"
-	"      --symfs DIR        look for the recorded programs and libraries in DIR\n"
-	"      --force            report a truncated or corrupt recording up to the\n"
-	"                         damage instead of failing\n"
-	"      --causal           the causal profile of a 'cprof record --causal'\n"
-	"                         recording: per progress point, the lines ranked by\n"
-	"                         impact, each with the program speedup predicted at\n"
-	"                         every line speedup measured\n"
-	"      --top N            with --causal: the N lines of most impact (default 10)\n"
-	"      --coz FILE         write the causal experiments in Coz's profile.coz\n"
-	"                         format (its viewer reads it), with or without --causal\n"
-	"      --coz-jsonl FILE   the same in Coz's JSON-lines format\n"
-	"      --plot FILE        a chart per top line (9 at most) of each progress\n"
-	"                         point: program speedup against line speedup, with\n"
-	"                         intervals and a fitted curve; SVG, or a page if FILE\n"
-	"                         ends in .html (self-contained)\n"
-	"                         With --causal, --pprof OUT writes each line's impact\n"
-	"                         as a pprof (hundredths of a percent; one file per\n"
-	"                         progress point, OUT.N.pb.gz for the second on)\n"
-	"  -h, --help             show this help\n"
-	"\n"
+	"FILE+0xOFFSET, the file offset of its function's start.\n",
+	.opts = opts,
+	.notes =
 	"Exit status: 0 success; 1 failure (cannot read, cannot write); 2 usage error,\n"
-	"or a truncated or corrupt recording (without --force).\n";
+	"or a truncated or corrupt recording (without --force).\n",
+};
 
 struct event {
 	char name[64];
@@ -979,28 +997,7 @@ out_free:
 
 int cmd_report(int argc, char *argv[])
 {
-	enum {
-		OPT_LINES = 0x100, OPT_THREADS, OPT_LABELS, OPT_SYMFS, OPT_FORCE, OPT_FRACTION,
-		OPT_CAUSAL, OPT_TOP, OPT_COZ, OPT_COZ_JSONL, OPT_PLOT,
-	};
-	static const struct option opts[] = {
-		{ "input",   required_argument, NULL, 'i' },
-		{ "lines",   no_argument,	NULL, OPT_LINES },
-		{ "threads", no_argument,	NULL, OPT_THREADS },
-		{ "event",   required_argument, NULL, 'e' },
-		{ "pprof",   required_argument, NULL, 'o' },
-		{ "labels",  no_argument,	NULL, OPT_LABELS },
-		{ "symfs",   required_argument, NULL, OPT_SYMFS },
-		{ "force",   no_argument,	NULL, OPT_FORCE },
-		{ "node-fraction", required_argument, NULL, OPT_FRACTION },
-		{ "causal",  no_argument,	NULL, OPT_CAUSAL },
-		{ "top",     required_argument, NULL, OPT_TOP },
-		{ "coz",     required_argument, NULL, OPT_COZ },
-		{ "coz-jsonl", required_argument, NULL, OPT_COZ_JSONL },
-		{ "plot",    required_argument, NULL, OPT_PLOT },
-		{ "help",    no_argument,	NULL, 'h' },
-		{ }
-	};
+	struct cp_getopt g = { .u = &usage };
 	struct cp_report_opts o = {
 		.prog = argv[0], .input = DEFAULT_INPUT, .out = stdout, .err = stderr,
 		.fraction = CP_TOP_FRACTION,
@@ -1012,9 +1009,9 @@ int cmd_report(int argc, char *argv[])
 	unsigned long top;
 	int c, err, ret;
 
-	while ((c = getopt_long(argc, argv, "i:e:o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
+	while ((c = cp_getopt(&g, argc, argv)) > 0) {
+		switch ((enum report_opt)c) {
+		case OPT_INPUT:
 			o.input = optarg;
 			break;
 		case OPT_LINES:
@@ -1023,10 +1020,10 @@ int cmd_report(int argc, char *argv[])
 		case OPT_THREADS:
 			threads = true;
 			break;
-		case 'e':
+		case OPT_EVENT:
 			o.event = optarg;
 			break;
-		case 'o':
+		case OPT_PPROF:
 			o.pprof = optarg;
 			break;
 		case OPT_LABELS:
@@ -1043,9 +1040,8 @@ int cmd_report(int argc, char *argv[])
 			o.fraction = strtod(optarg, &end);
 			if (errno || end == optarg || *end ||
 			    !(o.fraction >= 0 && o.fraction <= 1)) {
-				fprintf(stderr, "%s: --node-fraction takes a number from 0 to 1, not '%s'\n",
-					o.prog, optarg);
-				return 2;
+				return cp_usage_error(&usage, "--node-fraction takes a number from 0 to 1, not '%s'",
+						      optarg);
 			}
 			break;
 		case OPT_CAUSAL:
@@ -1064,46 +1060,26 @@ int cmd_report(int argc, char *argv[])
 			errno = 0;
 			top = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || !top || top > 100000 || *optarg == '-') {
-				fprintf(stderr, "%s: --top takes a positive number, not '%s'\n",
-					o.prog, optarg);
-				return 2;
+				return cp_usage_error(&usage, "--top takes a positive number, not '%s'",
+						      optarg);
 			}
 			co.top = top;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", o.prog, argv[optind]);
-		fputs(usage_text, stderr);
-		return 2;
-	}
-	if ((lines && threads) || (o.pprof && (lines || threads))) {
-		fprintf(stderr, "%s: --lines, --threads and --pprof exclude each other\n", o.prog);
-		fputs(usage_text, stderr);
-		return 2;
-	}
-	if (o.labels && !o.pprof) {
-		fprintf(stderr, "%s: --labels is for --pprof\n", o.prog);
-		fputs(usage_text, stderr);
-		return 2;
-	}
-	if (o.pprof && !*o.pprof) {
-		fprintf(stderr, "%s: --pprof takes a file name\n", o.prog);
-		return 2;
-	}
+	if (c < 0)
+		return g.status;
+	if (optind < argc)
+		return cp_usage_error(&usage, "unexpected argument '%s'", argv[optind]);
+	if ((lines && threads) || (o.pprof && (lines || threads)))
+		return cp_usage_error(&usage, "--lines, --threads and --pprof exclude each other");
+	if (o.labels && !o.pprof)
+		return cp_usage_error(&usage, "--labels is for --pprof");
+	if (o.pprof && !*o.pprof)
+		return cp_usage_error(&usage, "--pprof takes a file name");
 	if ((co.table || co.coz || co.coz_jsonl || co.plot) &&
-	    (lines || threads || o.labels || o.event || (o.pprof && !co.table))) {
-		fprintf(stderr, "%s: --causal, --coz, --coz-jsonl and --plot go with -i, --top and (--causal) --pprof only\n",
-			o.prog);
-		fputs(usage_text, stderr);
-		return 2;
-	}
+	    (lines || threads || o.labels || o.event || (o.pprof && !co.table)))
+		return cp_usage_error(&usage, "--causal, --coz, --coz-jsonl and --plot go with -i, --top and (--causal) --pprof only");
 	o.view = lines ? CP_VIEW_LINES : threads ? CP_VIEW_THREADS : CP_VIEW_FUNCTIONS;
 
 	err = cp_rec_open(&rd, o.input);

@@ -3,19 +3,28 @@
  * cprof status: what the module is doing, and its counters since load.
  */
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "cprof.h"
 #include "nl.h"
+#include "options.h"
 
-static const char usage_text[] =
-	"usage: cprof status\n"
-	"\n"
+/* Only -h, which cp_getopt() answers itself. */
+static const struct cp_opt opts[] = {
+	CP_OPT_HELP,
+	CP_OPT_END
+};
+
+static const struct cp_usage usage = {
+	.name = "cprof status",
+	.usage = "usage: cprof status\n",
+	.about =
 	"Show the causalprof module's version, the state of its session (the\n"
 	"target process or system-wide, and whether a netlink socket or /proc\n"
-	"started it, while one runs) and its counters since the module was loaded.\n";
+	"started it, while one runs) and its counters since the module was loaded.\n",
+	.opts = opts,
+};
 
 static const char *const state_names[] = {
 	[CAUSALPROF_STATE_IDLE]		= "idle",
@@ -60,29 +69,15 @@ static void print_status(const struct cp_status *st)
 
 int cmd_status(int argc, char *argv[])
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
+	struct cp_getopt g = { .u = &usage };
 	struct cp_status st;
 	struct cp_nl nl;
-	int ret = 1, err, c;
+	int ret = 1, err;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
-		fputs(usage_text, stderr);
-		return 2;
-	}
+	if (cp_getopt(&g, argc, argv) < 0)
+		return g.status;
+	if (optind < argc)
+		return cp_usage_error(&usage, "unexpected argument '%s'", argv[optind]);
 
 	err = cp_nl_open(&nl);
 	if (err) {
