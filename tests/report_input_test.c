@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "kselftest_harness.h"
+#include "profile.pb-c.h"
 #include "synth.h"
 
 FIXTURE(input)
@@ -476,6 +477,84 @@ TEST_F(input, causal_point_sites)
 		TH_LOG("%s", out);
 	/* 80 ms for 106 visits against 1 ms per visit */
 	EXPECT_TRUE(fabs(row_at_50(out, "/src/a.c:10") - 24.5) < 0.15) TH_LOG("%s", out);
+	free(out);
+	free(err);
+}
+
+/*
+ * The functions of the lines, recorded as their symbols are spelt (C++ and
+ * Rust mangled), are shown demangled; pprof keeps the mangled name as the
+ * function's system_name.
+ */
+TEST_F(input, causal_demangled)
+{
+	static const char *const names[] = { "cpu-clock" };
+	static const struct {
+		const char *line, *mangled, *plain;
+	} fn[] = {
+		{ "/src/hot.cc:10", "_Z14accumulate_hotIdET_PKS0_m",
+		  "double accumulate_hot<double>(double const*, unsigned long)" },
+		{ "/src/main.rs:20", "_ZN7rusthot8hot_loop17h0123456789abcdefE",
+		  "rusthot::hot_loop" },
+		{ "/src/lib.rs:30", "_RNvMs_NtCs4fqI2P2rA04_7mycrate3fooNtB4_3Bar3baz",
+		  "<mycrate::foo::Bar>::baz" },
+	};
+	const struct causalprof_exp_range rg = { .pid = SYNTH_PID, .start = 0x1000, .end = 0x2000 };
+	struct causalprof_exp_point pt = { .id = 1, .kind = CAUSALPROF_PP_THROUGHPUT };
+	struct causalprof_experiment e = { .nr_ranges = 1, .nr_points = 1, .wall_ns = 100000000 };
+	char path[160], pb[176], want[256];
+	char *argv[] = { "report", "--causal", "-i", path, NULL };
+	char *pprof[] = { "report", "--causal", "-i", path, "--pprof", pb, NULL };
+	Perftools__Profiles__Profile *p;
+	char *out = NULL, *err = NULL;
+	unsigned char *data;
+	unsigned int k, i, j, found = 0;
+	size_t len;
+	struct synth s;
+
+	snprintf(path, sizeof(path), "%s/mangled.data", self->dir);
+	snprintf(pb, sizeof(pb), "%s/mangled.pb.gz", self->dir);
+	ASSERT_EQ(0, synth_begin(&s, path, SYNTH_PID, names, 1));
+	for (k = 0; k < 12; k++) {
+		e.id = k + 1;
+		e.start_ns = 1 + k * 100000000ULL;
+		e.speedup = k % 2 ? 500 : 0;
+		e.inserted_ns = k % 2 ? 20000000 : 0;
+		pt.count = k % 2 ? 100 : 80;
+		synth_experiment(&s, &e, 0, &rg, &pt);
+		synth_causal(&s, e.id, k % 2 ? fn[k / 2 % 3].line : "/src/base.c:1",
+			     k % 2 ? fn[k / 2 % 3].mangled : "base", NULL, 0);
+	}
+	synth_end(&s, 0, 0);
+	ASSERT_EQ(0, synth_finish(&s));
+
+	ASSERT_EQ(0, synth_cprof(argv, &out, &err)) TH_LOG("%s", err);
+	for (i = 0; i < ARRAY_SIZE(fn); i++) {
+		snprintf(want, sizeof(want), "%s (%s)\n", fn[i].line, fn[i].plain);
+		EXPECT_NE(NULL, strstr(out, want)) TH_LOG("no '%s' in:\n%s", want, out);
+		EXPECT_EQ(NULL, strstr(out, fn[i].mangled)) TH_LOG("%s", out);
+	}
+
+	free(out);
+	free(err);
+	ASSERT_EQ(0, synth_cprof(pprof, &out, &err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, synth_gunzip(pb, &data, &len));
+	p = perftools__profiles__profile__unpack(NULL, len, data);
+	free(data);
+	ASSERT_NE(NULL, p);
+	for (j = 0; j < p->n_function; j++) {
+		const char *name = p->string_table[p->function[j]->name];
+		const char *sys = p->string_table[p->function[j]->system_name];
+
+		for (i = 0; i < ARRAY_SIZE(fn); i++) {
+			if (strcmp(name, fn[i].plain))
+				continue;
+			EXPECT_STREQ(fn[i].mangled, sys);
+			found++;
+		}
+	}
+	EXPECT_EQ(ARRAY_SIZE(fn), found);
+	perftools__profiles__profile__free_unpacked(p, NULL);
 	free(out);
 	free(err);
 }

@@ -45,6 +45,7 @@
 #include "pprof.h"
 #include "profile.h"
 #include "strtab.h"
+#include "symbolize.h"
 
 #define BOOTSTRAP	400
 #define MAX_POINTS	64
@@ -65,6 +66,7 @@ struct cexp {
 	uint64_t wall, eff;
 	uint64_t start_ns, end_ns, hits;
 	uint32_t line, func;		/* strtab; 0: no CAUSAL record */
+	uint32_t sysfunc;		/* strtab: func as recorded (mangled) */
 	bool cut;			/* the session's stop or the timeout ended it */
 	uint32_t nr;			/* measurements in meas[] from first */
 	size_t first;
@@ -81,7 +83,7 @@ struct cmeas {
 };
 
 struct cline {
-	uint32_t line, func;
+	uint32_t line, func, sysfunc;
 	uint32_t *exps;			/* indexes, by speedup */
 	size_t nr, cap;
 	double impact;
@@ -90,6 +92,7 @@ struct cline {
 struct causal {
 	struct cp_profile *prof;	/* --pprof: the lines' impacts */
 	struct cp_strtab strs;
+	struct cp_symbolizer *sym;	/* its demangler */
 	struct cpoint points[MAX_POINTS];
 	unsigned int nr_points;
 	struct cexp *exps;
@@ -216,7 +219,12 @@ static int take(struct causal *c, const struct causalprof_record_hdr *h)
 		if (s < 0)
 			return s;
 		x->line = s;
+		/* Recorded as the symbol table has it; shown demangled. */
 		s = cp_strtab_add_str(&c->strs, cp_causal_func(k));
+		if (s < 0)
+			return s;
+		x->sysfunc = s;
+		s = cp_strtab_add_str(&c->strs, cp_sym_demangle(c->sym, cp_causal_func(k)));
 		if (s < 0)
 			return s;
 		x->func = s;
@@ -616,18 +624,20 @@ static int cmp_impact(const void *a, const void *b)
 static int prof_line(struct causal *c, unsigned int pi, const struct cline *l)
 {
 	const char *name = cp_str(&c->strs, l->line), *colon = strrchr(name, ':');
-	const char *func = cp_str(&c->strs, l->func);
+	const char *func = cp_str(&c->strs, l->func), *sysfunc = cp_str(&c->strs, l->sysfunc);
 	struct cp_prof_function f = { 0 };
 	struct cp_prof_line pl;
-	int64_t file, fn, loc, smp, n;
+	int64_t file, fn, sys, loc, smp, n;
 	uint32_t id;
 	size_t i;
 
 	file = cp_strtab_add(&c->prof->strs, name, colon ? (size_t)(colon - name) : strlen(name));
 	fn = cp_strtab_add_str(&c->prof->strs, *func ? func : name);
-	if (file < 0 || fn < 0)
+	sys = cp_strtab_add_str(&c->prof->strs, *sysfunc ? sysfunc : name);
+	if (file < 0 || fn < 0 || sys < 0)
 		return -ENOMEM;
-	f.name = f.sysname = fn;
+	f.name = fn;
+	f.sysname = sys;
 	f.file = file;
 	fn = cp_prof_function(c->prof, &f);
 	if (fn < 0)
@@ -699,7 +709,8 @@ static void report_point(struct causal *c, unsigned int pi, const struct cp_caus
 			;
 		if (j == nl)
 			lines[nl++] = (struct cline){ .line = c->exps[i].line,
-						      .func = c->exps[i].func };
+						      .func = c->exps[i].func,
+						      .sysfunc = c->exps[i].sysfunc };
 	}
 	for (i = 0; i < nl; i++) {
 		line_curve(c, pi, lines[i].line, base, nb, cell, false, rows, &lines[i].impact);
@@ -913,6 +924,11 @@ int cp_causal_report(struct cp_rec_reader *rd, const struct cp_causal_opts *o, F
 	ret = cp_strtab_init(&c.strs);
 	if (ret)
 		return ret;
+	c.sym = cp_sym_new(NULL, err);
+	if (!c.sym) {
+		cp_strtab_free(&c.strs);
+		return -ENOMEM;
+	}
 	while ((ret = cp_rec_next(rd, &h, NULL)) > 0) {
 		ret = take(&c, h);
 		if (ret)
@@ -1015,6 +1031,7 @@ out:
 	free(c.local);
 	free(c.exps);
 	free(c.meas);
+	cp_sym_free(c.sym);
 	cp_strtab_free(&c.strs);
 	return ret;
 }
