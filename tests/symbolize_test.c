@@ -7,18 +7,28 @@
  * inlined call; the symbolizer must name the inline chain innermost first,
  * with those lines. Also libc (symbols only, or its debuginfo), a Go
  * program, a file whose build id differs from the recorded one, a stripped
- * program with and without its debug file, demangling, perf maps.
+ * program with and without its debug file (found by build id, through
+ * .gnu_debuglink, from a debuginfod server), libc with Debian's libc6-dbg,
+ * demangling, perf maps.
  */
 
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <unistd.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <gelf.h>
 
 #include "kselftest_harness.h"
@@ -336,6 +346,275 @@ TEST(stripped_program)
 	EXPECT_LT(0, fr[0].line);
 	EXPECT_TRUE(cp_sym_caps(f) & CP_SYM_LINES);
 	cp_sym_free(sym);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	system(cmd);
+}
+
+/* The build id of @path in hex into @hex (room for 2 * CP_BUILD_ID_MAX + 1): its length. */
+static int build_id_hex(const char *path, char *hex)
+{
+	uint8_t id[CP_BUILD_ID_MAX];
+	int len, i;
+
+	len = cp_elf_build_id(path, id, sizeof(id));
+	for (i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	return len;
+}
+
+/* spin_a at @a + 5 in @path, named with its line: from a debug file. */
+static void expect_spin_a(struct __test_metadata *_metadata, const char *path, uint64_t a,
+			  bool debug)
+{
+	struct cp_sym_frame fr[CP_SYM_MAX_FRAMES];
+	struct cp_symbolizer *sym = cp_sym_new(NULL, stderr);
+	int n;
+
+	ASSERT_NE(NULL, sym);
+	n = cp_sym_lookup(cp_sym_file(sym, path), a + 5, fr, CP_SYM_MAX_FRAMES);
+	if (debug) {
+		EXPECT_LE(1, n);
+		EXPECT_STREQ("spin_a", n > 0 ? fr[0].func : "");
+		EXPECT_NE(NULL, strstr(n > 0 && fr[0].file ? fr[0].file : "", "stripme.c"));
+		EXPECT_LT(0, n > 0 ? fr[0].line : 0);
+	} else {
+		EXPECT_EQ(0, n);
+	}
+	cp_sym_free(sym);
+}
+
+/*
+ * A stripped program whose .gnu_debuglink names its debug file: found next
+ * to it, or in the .debug directory next to it (gdb's rules), when the
+ * CRC matches.
+ */
+TEST(gnu_debuglink)
+{
+	char full[PATH_MAX], linked[PATH_MAX], debug[PATH_MAX], dir[] = "/tmp/debuglink.XXXXXX";
+	char cmd[4 * PATH_MAX], prog[PATH_MAX], other[PATH_MAX];
+	uint64_t a;
+
+	ASSERT_EQ(0, synth_path("sym/stripme", full, sizeof(full)));
+	ASSERT_EQ(0, synth_path("sym/stripme-linked", linked, sizeof(linked)));
+	ASSERT_EQ(0, synth_path("sym/symtarget", other, sizeof(other)));
+	ASSERT_EQ(0, synth_path("sym/stripme.debug", debug, sizeof(debug)));
+	a = sym_offset(full, "spin_a");
+	ASSERT_NE(0, a);
+	ASSERT_EQ(0, sym_offset(linked, "spin_a"));
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(prog, sizeof(prog), "%s/prog", dir);
+
+	/* Alone: no debug file anywhere. */
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", linked, prog);
+	ASSERT_EQ(0, system(cmd));
+	expect_spin_a(_metadata, prog, a, false);
+	/* Next to it, under the name the link gives (not the program's). */
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s/stripme.debug'", debug, dir);
+	ASSERT_EQ(0, system(cmd));
+	expect_spin_a(_metadata, prog, a, true);
+	/* In .debug/ next to it. */
+	snprintf(cmd, sizeof(cmd), "mkdir '%s/.debug' && mv '%s/stripme.debug' '%s/.debug/'",
+		 dir, dir, dir);
+	ASSERT_EQ(0, system(cmd));
+	expect_spin_a(_metadata, prog, a, true);
+	/* Another program's debug information under that name: not taken. */
+	snprintf(cmd, sizeof(cmd), "rm '%s/.debug/stripme.debug' && cp '%s' '%s/stripme.debug'",
+		 dir, other, dir);
+	ASSERT_EQ(0, system(cmd));
+	expect_spin_a(_metadata, prog, a, false);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	system(cmd);
+}
+
+/* Brings up the loopback interface (down in the test VM); 0 or -errno. */
+static int loopback_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) {
+		ret = -errno;
+	} else if (!(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+			ret = -errno;
+	}
+	close(fd);
+	return ret;
+}
+
+/*
+ * A debuginfod server of one file: GET /buildid/@hex/debuginfo answers
+ * @path, anything else 404. Serves in a child until killed or its parent
+ * exits; its port into @port. The child's pid, or -1.
+ */
+static pid_t debuginfod_server(const char *hex, const char *path, int *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	char req[4096], want[256], head[256];
+	int fd, c, file;
+	struct stat st;
+	ssize_t n, got;
+	pid_t pid;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl))
+		return -1;
+	*port = ntohs(sa.sin_port);
+	pid = fork();
+	if (pid) {
+		close(fd);
+		return pid;
+	}
+	/* Gone with the test, even one that failed before killing it. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(1);
+	snprintf(want, sizeof(want), "GET /buildid/%s/debuginfo ", hex);
+	while ((c = accept(fd, NULL, NULL)) >= 0) {
+		for (got = 0; got < (ssize_t)sizeof(req) - 1; got += n) {
+			n = read(c, req + got, sizeof(req) - 1 - got);
+			if (n <= 0)
+				break;
+			req[got + n] = '\0';
+			if (strstr(req, "\r\n\r\n"))
+				break;
+		}
+		file = strncmp(req, want, strlen(want)) ? -1 : open(path, O_RDONLY);
+		if (file >= 0 && !fstat(file, &st)) {
+			n = snprintf(head, sizeof(head),
+				     "HTTP/1.1 200 OK\r\nContent-Length: %lld\r\nConnection: close\r\n\r\n",
+				     (long long)st.st_size);
+			if (write(c, head, n) == n)
+				while ((n = read(file, req, sizeof(req))) > 0 && write(c, req, n) == n)
+					;
+		} else {
+			n = snprintf(head, sizeof(head),
+				     "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+			write(c, head, n);
+		}
+		if (file >= 0)
+			close(file);
+		close(c);
+	}
+	_exit(0);
+}
+
+/*
+ * debuginfod: with DEBUGINFOD_URLS set, the debug file of a stripped
+ * program nothing on the machine has is fetched by its build id (from a
+ * server of a few lines here) into DEBUGINFOD_CACHE_PATH.
+ */
+TEST(debuginfod)
+{
+	char full[PATH_MAX], path[PATH_MAX], debug[PATH_MAX], dir[] = "/tmp/debuginfod.XXXXXX";
+	char hex[2 * CP_BUILD_ID_MAX + 1], url[64], cache[PATH_MAX], cmd[3 * PATH_MAX];
+	struct stat st;
+	uint64_t a;
+	void *lib;
+	pid_t pid;
+	int port;
+
+	lib = dlopen("libdebuginfod.so.1", RTLD_LAZY);
+	if (!lib)
+		SKIP(return, "no libdebuginfod.so.1: %s", dlerror());
+	dlclose(lib);
+	ASSERT_EQ(0, synth_path("sym/stripme", full, sizeof(full)));
+	ASSERT_EQ(0, synth_path("sym/stripme-stripped", path, sizeof(path)));
+	ASSERT_EQ(0, synth_path("sym/stripme.debug", debug, sizeof(debug)));
+	a = sym_offset(full, "spin_a");
+	ASSERT_NE(0, a);
+	ASSERT_LT(0, build_id_hex(path, hex));
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+	unsetenv("DEBUGINFOD_URLS");
+	expect_spin_a(_metadata, path, a, false);
+
+	ASSERT_EQ(0, loopback_up());
+	pid = debuginfod_server(hex, debug, &port);
+	ASSERT_LT(0, pid);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+	setenv("DEBUGINFOD_URLS", url, 1);
+	setenv("DEBUGINFOD_TIMEOUT", "10", 1);
+	expect_spin_a(_metadata, path, a, true);
+	snprintf(cmd, sizeof(cmd), "%s/%s/debuginfo", cache, hex);
+	EXPECT_EQ(0, stat(cmd, &st)) TH_LOG("not cached: %s", cmd);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	system(cmd);
+}
+
+/*
+ * libc with Debian's libc6-dbg (its debug file under
+ * /usr/lib/debug/.build-id/): file:line and inline frames, which libc
+ * alone (the same file where no debug file is) does not give.
+ */
+TEST(libc_debug_package)
+{
+	struct cp_sym_frame fr[CP_SYM_MAX_FRAMES];
+	char lib[PATH_MAX], path[PATH_MAX], debug[PATH_MAX], root[] = "/tmp/libcdbg.XXXXXX";
+	char hex[2 * CP_BUILD_ID_MAX + 1], cmd[4 * PATH_MAX];
+	const struct sym_map *m;
+	const struct sym_probe *p;
+	struct cp_symbolizer *sym;
+	struct cp_sym_file *f;
+	struct sym_run run;
+	uint64_t off, o, inl = 0;
+	int n, pass;
+
+	ASSERT_EQ(0, synth_path("sym/symtarget", path, sizeof(path)));
+	synth_path("sym/libsymlib.so", lib, sizeof(lib));
+	ASSERT_EQ(0, synth_probe(path, lib, &run));
+	p = synth_find_probe(&run, "libc");
+	ASSERT_NE(NULL, p);
+	m = synth_find_map(&run, p->addr);
+	ASSERT_NE(NULL, m);
+	ASSERT_LT(0, build_id_hex(m->path, hex));
+	snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	if (access(debug, R_OK))
+		SKIP(return, "no libc debug file %.*s: install libc6-dbg", 200, debug);
+	off = p->addr - m->start + m->pgoff;
+
+	/* pass 0: libc as installed; 1: the same file where no debug file is */
+	ASSERT_NE(NULL, mkdtemp(root));
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s%s' && cp '%s' '%s%s'", root,
+		 dirname(strdupa(m->path)), m->path, root, m->path);
+	ASSERT_EQ(0, system(cmd));
+	for (pass = 0; pass < 2; pass++) {
+		sym = cp_sym_new(pass ? root : NULL, stderr);
+		ASSERT_NE(NULL, sym);
+		f = cp_sym_file(sym, m->path);
+		n = cp_sym_lookup(f, off, fr, CP_SYM_MAX_FRAMES);
+		ASSERT_LE(1, n);
+		TH_LOG("%s: %s at %s:%d", pass ? "alone" : "libc6-dbg", fr[0].func,
+		       fr[0].file ?: "??", fr[0].line);
+		EXPECT_STREQ("qsort", fr[n - 1].func);
+		/* Some code past it is inlined, named with its call's line. */
+		for (o = off, inl = 0; o < off + 0x10000 && !inl; o += 4) {
+			n = cp_sym_lookup(f, o, fr, CP_SYM_MAX_FRAMES);
+			if (n >= 2 && fr[0].line > 0 && fr[1].line > 0 && fr[0].file)
+				inl = o;
+		}
+		if (!pass) {
+			EXPECT_TRUE(cp_sym_caps(f) & CP_SYM_LINES);
+			EXPECT_NE(0, inl);
+			if (inl)
+				TH_LOG("%#lx: %s (%s:%d) in %s (%s:%d)", (unsigned long)inl,
+				       fr[0].func, fr[0].file, fr[0].line, fr[1].func,
+				       fr[1].file ?: "??", fr[1].line);
+		} else {
+			EXPECT_FALSE(cp_sym_caps(f) & CP_SYM_LINES);
+			EXPECT_EQ(0, inl);
+		}
+		cp_sym_free(sym);
+	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	system(cmd);
 }
