@@ -8,6 +8,26 @@
 # a plain run lists them only when named.
 icount_programs="causal_truth_test.sh"
 
+# The test programs that may run longer than TEST_TIMEOUT's default, as
+# NAME:SECONDS (guest seconds): symbols_test.sh runs each program under
+# cprof and under perf, node among them: 240 to 300 s on one vCPU.
+long_programs="symbols_test.sh:600"
+
+# program_timeout NAME SECONDS
+#
+# Prints the seconds test program NAME may run: SECONDS (TEST_TIMEOUT),
+# or NAME's entry in $long_programs when that is longer.
+program_timeout()
+{
+	pt=$2
+	for pt_e in $long_programs; do
+		if [ "${pt_e%%:*}" = "$1" ] && [ "${pt_e#*:}" -gt "$pt" ]; then
+			pt=${pt_e#*:}
+		fi
+	done
+	echo "$pt"
+}
+
 # list_programs REPO [NAMES]
 #
 # Prints the path of every test program, one per line: each executable
