@@ -3,6 +3,7 @@
  * The "causalprof" generic netlink family: GET_STATUS, the session lifecycle,
  * ownership by a socket, and policy errors reported with extack.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -190,6 +191,38 @@ TEST_F(nl, no_attr_commands)
 	EXPECT_EQ(0, cp_wait_state("recording", 0));
 	ASSERT_EQ(0, cp_nl_stop(&self->nl));
 	ASSERT_EQ(0, cp_wait_state("idle", 0));
+}
+
+/*
+ * A request is answered while the owner's socket is full of records: the
+ * stream leaves room for the acknowledgement, which netlink would drop
+ * (the socket then reports ENOBUFS, or the request waits forever).
+ */
+TEST_F_TIMEOUT(nl, ack_when_flooded, 90)
+{
+	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(10000);
+	struct cp_target target = { .go = -1, .out = -1 };
+	char spin[PATH_MAX], buf[4096];
+	char *argv[] = { spin, "-t", "2", "-s", "30", NULL };
+	uint64_t id;
+	int i, ret;
+
+	ASSERT_EQ(0, cp_target_path("spin", spin, sizeof(spin)));
+	ASSERT_EQ(0, cp_target_spawn(&target, argv, true));
+	ASSERT_EQ(0, cp_nl_start_events(&self->nl, target.pid, CP_F_STACKS, &ev, 1, &id))
+		TH_LOG("%s", self->nl.extack);
+	ASSERT_EQ(0, cp_target_release(&target));
+	for (i = 0; i < 5; i++) {
+		/* Not reading: the records fill the socket's receive queue. */
+		sleep(2);
+		ret = cp_nl_request(&self->nl, CAUSALPROF_CMD_GET_STATUS, NULL, 0, buf,
+				    sizeof(buf));
+		EXPECT_LT(0, ret) TH_LOG("round %d: %s (%s)", i, strerror(-ret),
+					  self->nl.extack);
+	}
+	/* Acked too; the teardown closes the socket, which ends the session. */
+	EXPECT_EQ(0, cp_nl_stop(&self->nl));
+	cp_target_kill(&target);
 }
 
 /* Closing the owner's socket ends its session. */

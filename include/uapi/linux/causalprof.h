@@ -67,7 +67,8 @@
  *   CAUSALPROF_CMD_RECORDS message of the session carries a
  *   CAUSALPROF_REC_END record. Wait for END rather than for the ack alone:
  *   netlink drops any message, acks included, that finds the receive queue
- *   full.
+ *   full. (Records leave room in it for one ack, 4 KiB: a request's ack
+ *   finds room unless something else fills the queue.)
  *
  * CAUSALPROF_CMD_RECORDS (kernel -> session owner, unicast)
  *     CAUSALPROF_A_SESSION_ID: NLA_U64
