@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared helpers of the causalprof selftests: loading the module, reading
- * /proc/causalprof, talking generic netlink, target processes.
+ * Shared helpers of the causalprof selftests, the one header the tests
+ * include; each section names its file in tests/helpers/: the module
+ * (module.c), /proc/causalprof (procfs.c), the kernel's own counters
+ * (kernel.c), processes (process.c), target programs (target.c), the raw
+ * generic netlink client (genl.c), its commands (session.c) and the stream
+ * of records (stream.c).
  *
  * Helpers return 0 (or a count) on success and -errno on failure, so a test
  * asserts the exact error: ASSERT_EQ(-EBUSY, cp_control("start pid=1")).
@@ -43,7 +47,7 @@
 #define EXPECT_ERRNO(err, expr) \
 	__EXPECT((long)(err), #err, cp_errno_of(expr), #expr, ==, 0)
 
-/* The module: $CAUSALPROF_KO, loaded with finit_module(2) */
+/* The module: $CAUSALPROF_KO, loaded with finit_module(2) (module.c) */
 const char *cp_ko_path(void);
 int cp_module_load(const char *ko);
 int cp_module_load_params(const char *ko, const char *params);
@@ -54,7 +58,7 @@ int cp_module_unload(void);
 bool cp_module_loaded(void);
 int cp_module_ensure_loaded(void);
 
-/* /proc/causalprof */
+/* /proc/causalprof (procfs.c; cp_parse_u64() in util.c) */
 int cp_status_read(char *buf, size_t size);
 int cp_status_get(const char *key, char *val, size_t size);
 int cp_status_u64(const char *key, uint64_t *val);
@@ -64,10 +68,10 @@ int cp_wait_state(const char *state, int timeout_ms);
 int cp_session_reset(void);
 int cp_parse_u64(const char *s, uint64_t *val);
 
-/* debugfs counters: cp_debugfs_u64("cpu0/lost", &val) */
+/* debugfs counters: cp_debugfs_u64("cpu0/lost", &val) (module.c) */
 int cp_debugfs_u64(const char *name, uint64_t *val);
 
-/* Local timer interrupts taken so far, all CPUs together (/proc/interrupts LOC) */
+/* Local timer interrupts so far, all CPUs together (/proc/interrupts LOC; kernel.c) */
 int cp_timer_irqs(uint64_t *count);
 
 /* /proc/sys/kernel/tainted: W (a warning) and D (an oops) */
@@ -84,14 +88,14 @@ int cp_kernel_taint(uint64_t *mask);
  */
 int cp_become(uid_t uid, uint64_t caps, bool dumpable);
 
-/* Target processes */
+/* Target processes (process.c) */
 pid_t cp_spawn_sleeper(void);
 void cp_kill(pid_t pid);
 pid_t cp_dead_pid(void);
 
 /*
  * Programs from tests/targets/, built next to the test programs in
- * build/tests/targets/. A held target is forked at once but execs only when
+ * build/tests/targets/ (target.c). A held target is forked at once but execs only when
  * released, so a session can be started on its pid first, as cprof record
  * does; its stdout is a pipe the test reads. Both die with the test.
  */
@@ -122,7 +126,7 @@ void cp_target_kill(struct cp_target *t);
 
 /*
  * The records of a session as its owner receives them (CAUSALPROF_CMD_RECORDS),
- * validated and copied in arrival order. Records are 8-byte aligned in buf,
+ * validated and copied in arrival order (stream.c). Records are 8-byte aligned in buf,
  * so the cp_rec_*() accessors return pointers to the uapi structures.
  */
 struct cp_stream {
@@ -192,7 +196,10 @@ static inline const __u64 *cp_sample_user(const struct causalprof_sample *s)
 /* Kernel addresses are in the upper half on x86-64. */
 #define CP_KERNEL_ADDR(ip)	((ip) >= 0xffff800000000000ULL)
 
-/* Generic netlink, raw sockets (no library between the test and the wire) */
+/*
+ * Generic netlink, raw sockets (no library between the test and the wire):
+ * the client in genl.c, the commands in session.c.
+ */
 struct cp_nl {
 	int fd;
 	uint32_t portid;
@@ -262,7 +269,7 @@ int cp_record(struct cp_nl *nl, struct cp_target *t, char *const argv[], uint32_
 	      const struct cp_nl_event *evs, unsigned int nr, int timeout_ms);
 
 /*
- * /proc/causalprof/experiment, read whole into text (size at least a few
+ * /proc/causalprof/experiment (procfs.c), read whole into text (size at least a few
  * KiB) with a '\n' in front, so that every key is found as "\nKEY: ".
  */
 #define CP_EXPERIMENT	CP_PROC_DIR "/experiment"
@@ -271,18 +278,18 @@ int cp_exp_i64(const char *text, const char *key, int64_t *val);
 /* The line "task: TID LOCAL PAID PAYMENTS" of tid; -ENOENT without one. */
 int cp_exp_task(const char *text, pid_t tid, int64_t *local, int64_t *paid, int *payments);
 
-/* Another process's memory, through /proc/PID/mem. */
+/* Another process's memory, through /proc/PID/mem (process.c). */
 int cp_peek(pid_t pid, uint64_t addr, void *buf, size_t len);
 int cp_peek_u64(pid_t pid, uint64_t addr, uint64_t *val);
 
-/* The median of n values; sorts them. */
+/* The median of n values; sorts them (util.c). */
 double cp_median(double *v, int n);
 
-/* Nested attributes, for tests that build requests by hand */
+/* Nested attributes, for tests that build requests by hand (genl.c) */
 size_t cp_nla_nest_start(void *buf, size_t off, uint16_t type, size_t *start);
 void cp_nla_nest_end(void *buf, size_t start, size_t off);
 
-/* Experiments and progress points over netlink (the session owner's socket) */
+/* Experiments and progress points over netlink, the session owner's socket (session.c) */
 struct cp_nl_range {
 	uint32_t pid;		/* in the caller's pid namespace */
 	uint64_t start, end;
@@ -304,7 +311,7 @@ int cp_nl_wait_experiments(struct cp_nl *nl, size_t n, int timeout_ms);
 
 /*
  * build/tests/targets/progress (progress points), driven through a command
- * pipe: "call N THREADS" and more, one line each, answered in one line.
+ * pipe (target.c): "call N THREADS" and more, one line each, answered in one line.
  */
 struct cp_prog {
 	struct cp_target t;
@@ -322,7 +329,7 @@ int cp_prog_cmd(struct cp_prog *p, const char *cmd, char *reply, size_t size);
 /* n calls of tp() by @threads threads: exactly n hits of a point there. */
 int cp_prog_call(struct cp_prog *p, long n, int threads);
 
-/* The file offset that addr of process pid maps, from /proc/PID/maps. */
+/* The file offset that addr of process pid maps, from /proc/PID/maps (process.c). */
 int cp_file_offset(pid_t pid, uint64_t addr, uint64_t *off);
 /* The byte at off in file (or a negative errno). */
 int cp_byte_at(const char *file, uint64_t off);
