@@ -58,21 +58,10 @@ typedef void (*as_user_fn)(struct __test_metadata *_metadata, FIXTURE_DATA(attac
 static void as_user(struct __test_metadata *_metadata, uint64_t caps, as_user_fn fn,
 		    FIXTURE_DATA(attach) *self)
 {
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+	CP_IN_CHILD("the child", {
 		ASSERT_EQ(0, cp_become(USER, caps, true));
 		fn(_metadata, self);
-		_exit(_metadata->passed ? 0 : 1);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("the child crashed or asserted");
-	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("the child failed a check");
+	});
 }
 
 /* root's process: sampled, never changed. */

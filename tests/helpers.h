@@ -20,7 +20,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <linux/causalprof.h>
 #include <linux/perf_event.h>
@@ -88,6 +93,31 @@ int cp_kernel_taint(uint64_t *mask);
  */
 int cp_become(uid_t uid, uint64_t caps, bool dumpable);
 
+/*
+ * Run stmt (a call, or { statements }) in a forked child that dies with the
+ * test, the harness' checks in force there: a failed check, an assertion
+ * or a crash in the child fails the test, with who (a string) in the log.
+ * A failed ASSERT runs the fixture's teardown in the child: a teardown that
+ * must not returns when getpid() is not the test's. For test files only
+ * (the harness' macros).
+ */
+#define CP_IN_CHILD(who, stmt) do {						\
+	int __cp_status;							\
+	pid_t __cp_pid;								\
+										\
+	fflush(NULL);								\
+	__cp_pid = fork();							\
+	ASSERT_LE(0, __cp_pid);							\
+	if (!__cp_pid) {							\
+		prctl(PR_SET_PDEATHSIG, SIGKILL);				\
+		stmt;								\
+		_exit(_metadata->passed ? 0 : 1);				\
+	}									\
+	ASSERT_EQ(__cp_pid, waitpid(__cp_pid, &__cp_status, 0));		\
+	ASSERT_TRUE(WIFEXITED(__cp_status)) TH_LOG(who " crashed or asserted");	\
+	ASSERT_EQ(0, WEXITSTATUS(__cp_status)) TH_LOG(who " failed a check");	\
+} while (0)
+
 /* Target processes (process.c) */
 pid_t cp_spawn_sleeper(void);
 void cp_kill(pid_t pid);
@@ -115,6 +145,24 @@ struct cp_spin_thread {
 };
 
 int cp_spin_parse(char *out, struct cp_spin_thread *th, int max);
+
+/* spin -t THREADS -s 0 (busy until killed), once it has said so. */
+int cp_spin_spawn(struct cp_target *t, const char *threads);
+
+/*
+ * build/tests/targets/causal MODE SECONDS (path), up to its line
+ * "ready PID ATID BTID START END [RET]": thread A runs the selected code,
+ * [start, end), and B other code; RET only in callee mode. Returns the
+ * number of fields (5 or 6) or -errno.
+ */
+struct cp_causal {
+	pid_t pid, a, b;
+	unsigned long long start, end;
+	unsigned long long ret;		/* 0 without */
+};
+
+int cp_causal_spawn(struct cp_target *t, const char *path, const char *mode,
+		    const char *seconds, struct cp_causal *c);
 
 int cp_target_path(const char *name, char *path, size_t size);
 int cp_target_spawn(struct cp_target *t, char *const argv[], bool held);
@@ -265,6 +313,13 @@ int cp_nl_set_rcvbuf(struct cp_nl *nl, int bytes);
 int cp_nl_pump(struct cp_nl *nl, int timeout_ms);
 int cp_nl_pump_until_exit(struct cp_nl *nl, struct cp_target *t, int timeout_ms);
 int cp_nl_finish(struct cp_nl *nl, int timeout_ms);
+/*
+ * A session owner in a forked child that dies with the test: a session with
+ * both stacks on pid, cpu-clock at freq Hz. It writes the start's result
+ * (int) to fd, then its port id (uint32_t), and receives its records
+ * (reads) or lets them pile up until killed. Its pid, or -errno.
+ */
+pid_t cp_owner_spawn(pid_t pid, unsigned int freq, bool reads, int fd);
 int cp_record(struct cp_nl *nl, struct cp_target *t, char *const argv[], uint32_t flags,
 	      const struct cp_nl_event *evs, unsigned int nr, int timeout_ms);
 

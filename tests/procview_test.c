@@ -111,20 +111,7 @@ TEST_F(view, privileged)
 static void in_child(struct __test_metadata *_metadata, FIXTURE_DATA(view) *self,
 		     void (*fn)(struct __test_metadata *, FIXTURE_DATA(view) *))
 {
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		fn(_metadata, self);
-		_exit(_metadata->passed ? 0 : 1);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("the child crashed or asserted");
-	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("the child failed a check");
+	CP_IN_CHILD("the child", fn(_metadata, self));
 }
 
 static void nobody_reads(struct __test_metadata *_metadata, FIXTURE_DATA(view) *self)

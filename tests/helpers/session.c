@@ -4,7 +4,10 @@
  * events, experiments and progress points, and recording a target.
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
 
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -315,4 +318,50 @@ int cp_nl_wait_experiments(struct cp_nl *nl, size_t n, int timeout_ms)
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * The owner's child: a session with stacks on pid, its result and port id
+ * to fd; then it receives its records, or lets them pile up, until killed.
+ */
+static void __attribute__((noreturn)) owner_main(pid_t pid, unsigned int freq, bool reads,
+						 int fd)
+{
+	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(freq);
+	struct cp_stream stream = {};
+	struct cp_nl nl;
+	uint64_t id;
+	int ret;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	ret = cp_nl_open(&nl);
+	if (!ret)
+		/*
+		 * The owner that stops reading still needs room for the START
+		 * reply and its ACK behind the first stream records.
+		 */
+		ret = cp_nl_set_rcvbuf(&nl, reads ? 32 << 20 : 256 << 10);
+	if (!ret)
+		ret = cp_nl_start_events(&nl, pid, CP_F_STACKS, &ev, 1, &id);
+	if (write(fd, &ret, sizeof(ret)) != sizeof(ret) || ret ||
+	    write(fd, &nl.portid, sizeof(nl.portid)) != sizeof(nl.portid))
+		_exit(1);
+	nl.stream = &stream;
+	for (;;) {
+		if (reads)
+			cp_nl_pump(&nl, 1000);
+		else
+			pause();
+	}
+}
+
+pid_t cp_owner_spawn(pid_t pid, unsigned int freq, bool reads, int fd)
+{
+	pid_t owner = fork();
+
+	if (owner < 0)
+		return -errno;
+	if (!owner)
+		owner_main(pid, freq, reads, fd);
+	return owner;
 }

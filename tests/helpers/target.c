@@ -278,3 +278,41 @@ int cp_prog_call(struct cp_prog *p, long n, int threads)
 		return ret;
 	return sscanf(reply, "called %ld", &done) == 1 && done == n ? 0 : -EPROTO;
 }
+
+/* spin -t THREADS -s 0: busy until killed, once it has said so. */
+int cp_spin_spawn(struct cp_target *t, const char *threads)
+{
+	char path[PATH_MAX], out[64];
+	char *argv[] = { path, "-t", (char *)threads, "-s", "0", NULL };
+	int ret;
+
+	ret = cp_target_path("spin", path, sizeof(path));
+	if (ret)
+		return ret;
+	ret = cp_target_spawn(t, argv, false);
+	if (ret)
+		return ret;
+	ret = cp_target_read(t, out, sizeof(out), "\n", CP_WAIT_MS);
+	if (!ret)
+		return -ENODATA;
+	return ret < 0 ? ret : 0;
+}
+
+int cp_causal_spawn(struct cp_target *t, const char *path, const char *mode,
+		    const char *seconds, struct cp_causal *c)
+{
+	char *argv[] = { (char *)path, (char *)mode, (char *)seconds, NULL };
+	char buf[256];
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	ret = cp_target_spawn(t, argv, false);
+	if (ret)
+		return ret;
+	ret = cp_target_read(t, buf, sizeof(buf), "\n", 10000);
+	if (ret < 0)
+		return ret;
+	ret = sscanf(buf, "ready %d %d %d %llx %llx %llx", &c->pid, &c->a, &c->b, &c->start,
+		     &c->end, &c->ret);
+	return ret < 5 ? -EINVAL : ret;
+}
