@@ -19,8 +19,6 @@ struct cp_stream;
 #define NL_BUF_SIZE	32768
 
 /* util.c */
-int64_t cp_now_ms(void);
-void cp_sleep_ms(int ms);
 int cp_write_file(const char *path, const void *buf, size_t len);
 int cp_read_u64_file(const char *path, uint64_t *val);
 
