@@ -28,31 +28,26 @@
 FIXTURE(view) {
 	pid_t self_pid;		/* the test process, not its children */
 	struct cp_target target;
-	pid_t pid, a, b;
-	unsigned long long start, end;
+	struct cp_causal c;	/* the causal target's ready line */
 	char path[PATH_MAX];
 	char text[1 << 16];
 };
 
 FIXTURE_SETUP(view)
 {
-	char out[256], cmd[PATH_MAX + 128];
-	char *argv[] = { self->path, "spin", "0", NULL };
+	char cmd[PATH_MAX + 128];
 	uint64_t off;
 
 	self->self_pid = getpid();
 	ASSERT_EQ(0, cp_session_reset());
 	ASSERT_EQ(0, cp_target_path("causal", self->path, sizeof(self->path)));
-	ASSERT_EQ(0, cp_target_spawn(&self->target, argv, false));
-	ASSERT_LT(0, cp_target_read(&self->target, out, sizeof(out), "\n", 10000));
-	ASSERT_EQ(5, sscanf(out, "ready %d %d %d %llx %llx", &self->pid, &self->a, &self->b,
-			    &self->start, &self->end));
-	snprintf(cmd, sizeof(cmd), "start pid=%d event=cpu-clock freq=1000", self->pid);
+	ASSERT_EQ(5, cp_causal_spawn(&self->target, self->path, "spin", "0", &self->c));
+	snprintf(cmd, sizeof(cmd), "start pid=%d event=cpu-clock freq=1000", self->c.pid);
 	ASSERT_EQ(0, cp_control(cmd));
 	snprintf(cmd, sizeof(cmd), "experiment start speedup=0 range=%d:0x%llx-0x%llx",
-		 self->pid, self->start, self->end);
+		 self->c.pid, self->c.start, self->c.end);
 	ASSERT_EQ(0, cp_control(cmd));
-	ASSERT_EQ(0, cp_file_offset(self->pid, self->start, &off));
+	ASSERT_EQ(0, cp_file_offset(self->c.pid, self->c.start, &off));
 	snprintf(cmd, sizeof(cmd), "progress add id=7 kind=throughput path=%s offset=0x%llx",
 		 self->path, (unsigned long long)off);
 	ASSERT_EQ(0, cp_control(cmd));
@@ -97,11 +92,11 @@ TEST_F(view, privileged)
 	char range[128];
 
 	ASSERT_EQ(0, slurp(CP_EXPERIMENT, self->text, sizeof(self->text)));
-	snprintf(range, sizeof(range), "\nrange: %d:0x%llx-0x%llx\n", self->pid, self->start,
-		 self->end);
+	snprintf(range, sizeof(range), "\nrange: %d:0x%llx-0x%llx\n", self->c.pid, self->c.start,
+		 self->c.end);
 	EXPECT_NE(NULL, strstr(self->text, range)) TH_LOG("%s", self->text);
-	EXPECT_TRUE(has_task(self->text, self->a));
-	EXPECT_TRUE(has_task(self->text, self->b));
+	EXPECT_TRUE(has_task(self->text, self->c.a));
+	EXPECT_TRUE(has_task(self->text, self->c.b));
 	ASSERT_EQ(0, slurp(CP_PROGRESS, self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, " path=")) TH_LOG("%s", self->text);
 	EXPECT_NE(NULL, strstr(self->text, " offset=0x"));
@@ -154,11 +149,11 @@ static void other_ns_reads(struct __test_metadata *_metadata, FIXTURE_DATA(view)
 	}
 	ASSERT_EQ(1, getpid());
 	ASSERT_EQ(0, slurp(CP_EXPERIMENT, self->text, sizeof(self->text)));
-	snprintf(range, sizeof(range), "\nrange: %d:", self->pid);
+	snprintf(range, sizeof(range), "\nrange: %d:", self->c.pid);
 	EXPECT_EQ(NULL, strstr(self->text, range)) TH_LOG("a pid of another namespace");
 	EXPECT_NE(NULL, strstr(self->text, "\nrange: 0:")) TH_LOG("%s", self->text);
-	EXPECT_FALSE(has_task(self->text, self->a));
-	EXPECT_FALSE(has_task(self->text, self->b));
+	EXPECT_FALSE(has_task(self->text, self->c.a));
+	EXPECT_FALSE(has_task(self->text, self->c.b));
 	EXPECT_EQ(NULL, strstr(self->text, "\ntask:")) TH_LOG("%s", self->text);
 	ASSERT_EQ(0, cp_status_get("target_pid", target, sizeof(target)));
 	EXPECT_STREQ("0", target);
