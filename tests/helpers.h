@@ -329,6 +329,8 @@ int cp_record(struct cp_nl *nl, struct cp_target *t, char *const argv[], uint32_
  */
 #define CP_EXPERIMENT	CP_PROC_DIR "/experiment"
 int cp_exp_read(char *text, size_t size);
+/* The same of any file (/proc/causalprof/progress), read whole. */
+int cp_read_text(const char *path, char *text, size_t size);
 int cp_exp_i64(const char *text, const char *key, int64_t *val);
 /* The line "task: TID LOCAL PAID PAYMENTS" of tid; -ENOENT without one. */
 int cp_exp_task(const char *text, pid_t tid, int64_t *local, int64_t *paid, int *payments);

@@ -63,21 +63,6 @@ FIXTURE_TEARDOWN(view)
 	cp_target_kill(&self->target);
 }
 
-/* The whole file at path into buf, NUL-terminated, with a '\n' in front. */
-static int slurp(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f)
-		return -errno;
-	buf[0] = '\n';
-	n = fread(buf + 1, 1, size - 2, f);
-	fclose(f);
-	buf[n + 1] = '\0';
-	return 0;
-}
-
 /* The line "task: TID ..." of tid is there. */
 static bool has_task(const char *text, pid_t tid)
 {
@@ -91,13 +76,13 @@ TEST_F(view, privileged)
 {
 	char range[128];
 
-	ASSERT_EQ(0, slurp(CP_EXPERIMENT, self->text, sizeof(self->text)));
+	ASSERT_EQ(0, cp_exp_read(self->text, sizeof(self->text)));
 	snprintf(range, sizeof(range), "\nrange: %d:0x%llx-0x%llx\n", self->c.pid, self->c.start,
 		 self->c.end);
 	EXPECT_NE(NULL, strstr(self->text, range)) TH_LOG("%s", self->text);
 	EXPECT_TRUE(has_task(self->text, self->c.a));
 	EXPECT_TRUE(has_task(self->text, self->c.b));
-	ASSERT_EQ(0, slurp(CP_PROGRESS, self->text, sizeof(self->text)));
+	ASSERT_EQ(0, cp_read_text(CP_PROGRESS, self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, " path=")) TH_LOG("%s", self->text);
 	EXPECT_NE(NULL, strstr(self->text, " offset=0x"));
 }
@@ -114,12 +99,12 @@ static void nobody_reads(struct __test_metadata *_metadata, FIXTURE_DATA(view) *
 	int64_t hits;
 
 	ASSERT_EQ(0, cp_become(NOBODY, 0, false));
-	ASSERT_EQ(0, slurp(CP_EXPERIMENT, self->text, sizeof(self->text)));
+	ASSERT_EQ(0, cp_exp_read(self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, "\nstate: running\n"));
 	EXPECT_EQ(0, cp_exp_i64(self->text, "hits", &hits));
 	EXPECT_EQ(NULL, strstr(self->text, "\nrange:")) TH_LOG("code addresses shown");
 	EXPECT_EQ(NULL, strstr(self->text, "\ntask:")) TH_LOG("thread ids shown");
-	ASSERT_EQ(0, slurp(CP_PROGRESS, self->text, sizeof(self->text)));
+	ASSERT_EQ(0, cp_read_text(CP_PROGRESS, self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, "\nid=7 kind=throughput")) TH_LOG("%s", self->text);
 	EXPECT_EQ(NULL, strstr(self->text, "path=")) TH_LOG("the probed path shown");
 	EXPECT_EQ(NULL, strstr(self->text, "offset=")) TH_LOG("the probed offset shown");
@@ -148,7 +133,7 @@ static void other_ns_reads(struct __test_metadata *_metadata, FIXTURE_DATA(view)
 		return;
 	}
 	ASSERT_EQ(1, getpid());
-	ASSERT_EQ(0, slurp(CP_EXPERIMENT, self->text, sizeof(self->text)));
+	ASSERT_EQ(0, cp_exp_read(self->text, sizeof(self->text)));
 	snprintf(range, sizeof(range), "\nrange: %d:", self->c.pid);
 	EXPECT_EQ(NULL, strstr(self->text, range)) TH_LOG("a pid of another namespace");
 	EXPECT_NE(NULL, strstr(self->text, "\nrange: 0:")) TH_LOG("%s", self->text);

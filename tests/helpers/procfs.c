@@ -113,9 +113,9 @@ int cp_session_reset(void)
 	return cp_wait_state("idle", CP_WAIT_MS);
 }
 
-int cp_exp_read(char *text, size_t size)
+int cp_read_text(const char *path, char *text, size_t size)
 {
-	FILE *f = fopen(CP_EXPERIMENT, "r");
+	FILE *f = fopen(path, "r");
 	size_t n;
 	int err;
 
@@ -131,6 +131,11 @@ int cp_exp_read(char *text, size_t size)
 	fclose(f);
 	text[n + 1] = '\0';
 	return err;
+}
+
+int cp_exp_read(char *text, size_t size)
+{
+	return cp_read_text(CP_EXPERIMENT, text, size);
 }
 
 int cp_exp_i64(const char *text, const char *key, int64_t *val)
