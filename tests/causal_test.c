@@ -37,7 +37,6 @@
 #include "kselftest_harness.h"
 #include "helpers.h"
 
-#define EXP_FILE	"/proc/causalprof/experiment"
 #define REFCNT		"/sys/module/causalprof/refcnt"
 
 struct exp_task {
@@ -74,15 +73,11 @@ FIXTURE_TEARDOWN(causal)
 
 static int exp_read(struct exp_info *e)
 {
-	FILE *f = fopen(EXP_FILE, "r");
-	size_t n;
+	int ret;
 
-	if (!f)
-		return -errno;
-	e->text[0] = '\n';
-	n = fread(e->text + 1, 1, sizeof(e->text) - 2, f);
-	fclose(f);
-	e->text[n + 1] = '\0';
+	ret = cp_exp_read(e->text, sizeof(e->text));
+	if (ret)
+		return ret;
 	if (sscanf(e->text, "\nstate: %15s", e->state) != 1)
 		return -EINVAL;
 	if (cp_exp_i64(e->text, "inserted_ns", &e->inserted) ||

@@ -38,7 +38,6 @@
 #include "kselftest_harness.h"
 #include "helpers.h"
 
-#define EXP_FILE	"/proc/causalprof/experiment"
 #define FREQ		1000
 #define RCVBUF		(32 << 20)
 
@@ -121,15 +120,12 @@ static int exp_read(struct exp_info *e)
 		{ "tasks_paid", &e->tasks_paid }, { "capped", &e->capped },
 		{ "inherited", &e->inherited }, { "table_full", &e->table_full },
 	};
-	FILE *f = fopen(EXP_FILE, "r");
-	size_t i, n;
+	size_t i;
+	int ret;
 
-	if (!f)
-		return -errno;
-	e->text[0] = '\n';
-	n = fread(e->text + 1, 1, sizeof(e->text) - 2, f);
-	fclose(f);
-	e->text[n + 1] = '\0';
+	ret = cp_exp_read(e->text, sizeof(e->text));
+	if (ret)
+		return ret;
 	if (sscanf(e->text, "\nstate: %15s", e->state) != 1)
 		return -EINVAL;
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
