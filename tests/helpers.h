@@ -70,6 +70,8 @@ int cp_status_u64(const char *key, uint64_t *val);
 int cp_control_write(const void *buf, size_t len);
 int cp_control(const char *cmd);
 int cp_wait_state(const char *state, int timeout_ms);
+/* Until the counter key of the status is at least min, bounded: -ETIMEDOUT. */
+int cp_status_wait_u64(const char *key, uint64_t min, int timeout_ms);
 int cp_session_reset(void);
 int cp_parse_u64(const char *s, uint64_t *val);
 

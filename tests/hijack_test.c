@@ -138,12 +138,12 @@ static void intruder_main(int go, int res, uint16_t family)
 TEST_F_TIMEOUT(hijack, dead_owner_port_id, 60)
 {
 	struct pollfd pfd = { .fd = self->owner_pipe[0], .events = POLLIN };
-	uint64_t before, samples, sent;
+	uint64_t before, sent;
 	struct intrusion in;
 	uint32_t portid, version;
 	uint16_t family;
 	char owner[32];
-	int i, ret = -1;
+	int ret = -1;
 
 	ASSERT_EQ(0, cp_genl_lookup(CAUSALPROF_GENL_NAME, &family, &version));
 	ASSERT_EQ(0, cp_status_u64("samples", &before));
@@ -159,13 +159,8 @@ TEST_F_TIMEOUT(hijack, dead_owner_port_id, 60)
 		TH_LOG("/proc/causalprof/status shows the owner's port id");
 
 	/* Mid-session, with records on their way (bounded wait, 100 samples). */
-	for (i = 0; i < CP_WAIT_MS / 10; i++) {
-		ASSERT_EQ(0, cp_status_u64("samples", &samples));
-		if (samples >= before + 100)
-			break;
-		usleep(10000);
-	}
-	ASSERT_LE(before + 100, samples) TH_LOG("the session does not sample");
+	ASSERT_EQ(0, cp_status_wait_u64("samples", before + 100, CP_WAIT_MS))
+		TH_LOG("the session does not sample");
 
 	self->intruder = fork();
 	ASSERT_LE(0, self->intruder);

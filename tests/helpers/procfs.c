@@ -103,6 +103,24 @@ int cp_wait_state(const char *state, int timeout_ms)
 	}
 }
 
+int cp_status_wait_u64(const char *key, uint64_t min, int timeout_ms)
+{
+	int64_t deadline = cp_now_ms() + timeout_ms;
+	uint64_t val;
+	int ret;
+
+	for (;;) {
+		ret = cp_status_u64(key, &val);
+		if (ret)
+			return ret;
+		if (val >= min)
+			return 0;
+		if (cp_now_ms() > deadline)
+			return -ETIMEDOUT;
+		cp_sleep_ms(10);
+	}
+}
+
 /* Stop whatever session an earlier, failed test may have left running. */
 int cp_session_reset(void)
 {
