@@ -5,7 +5,8 @@
  * (module.c), /proc/causalprof (procfs.c), the kernel's own counters
  * (kernel.c), processes (process.c), target programs (target.c), the raw
  * generic netlink client (genl.c), its commands (session.c) and the stream
- * of records (stream.c).
+ * of records (stream.c). The report tests, whose cprof headers use some of
+ * its names, include helpers/path.h alone.
  *
  * Helpers return 0 (or a count) on success and -errno on failure, so a test
  * asserts the exact error: ASSERT_EQ(-EBUSY, cp_control("start pid=1")).
@@ -29,6 +30,8 @@
 
 #include <linux/causalprof.h>
 #include <linux/perf_event.h>
+
+#include "helpers/path.h"
 
 #define CP_MODULE	"causalprof"
 #define CP_VERSION	"0.1.0"
@@ -166,6 +169,7 @@ struct cp_causal {
 int cp_causal_spawn(struct cp_target *t, const char *path, const char *mode,
 		    const char *seconds, struct cp_causal *c);
 
+/* build/tests/targets/NAME, checked executable; cp_build_path() in helpers/path.h. */
 int cp_target_path(const char *name, char *path, size_t size);
 int cp_target_spawn(struct cp_target *t, char *const argv[], bool held);
 int cp_target_release(struct cp_target *t);

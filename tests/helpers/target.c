@@ -35,8 +35,8 @@ int cp_spin_parse(char *out, struct cp_spin_thread *th, int max)
 	return n;
 }
 
-/* build/tests/targets/NAME, next to the running test program. */
-int cp_target_path(const char *name, char *path, size_t size)
+/* build/tests/REL, next to the running test program. */
+int cp_build_path(const char *rel, char *path, size_t size)
 {
 	char exe[PATH_MAX];
 	ssize_t n;
@@ -45,9 +45,19 @@ int cp_target_path(const char *name, char *path, size_t size)
 	if (n < 0)
 		return -errno;
 	exe[n] = '\0';
-	if ((size_t)snprintf(path, size, "%s/targets/%s", dirname(exe), name) >= size)
+	if ((size_t)snprintf(path, size, "%s/%s", dirname(exe), rel) >= size)
 		return -ENAMETOOLONG;
 	return access(path, X_OK) ? -errno : 0;
+}
+
+/* build/tests/targets/NAME. */
+int cp_target_path(const char *name, char *path, size_t size)
+{
+	char rel[NAME_MAX + 16];
+
+	if ((size_t)snprintf(rel, sizeof(rel), "targets/%s", name) >= sizeof(rel))
+		return -ENAMETOOLONG;
+	return cp_build_path(rel, path, size);
 }
 
 int cp_target_spawn(struct cp_target *t, char *const argv[], bool held)
