@@ -58,21 +58,10 @@ typedef void (*as_user_fn)(struct __test_metadata *_metadata, FIXTURE_DATA(attac
 static void as_user(struct __test_metadata *_metadata, uint64_t caps, as_user_fn fn,
 		    FIXTURE_DATA(attach) *self)
 {
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+	CP_IN_CHILD("the child", {
 		ASSERT_EQ(0, cp_become(USER, caps, true));
 		fn(_metadata, self);
-		_exit(_metadata->passed ? 0 : 1);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("the child crashed or asserted");
-	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("the child failed a check");
+	});
 }
 
 /* root's process: sampled, never changed. */
@@ -278,27 +267,23 @@ TEST_F(attach, proc_session_of_own)
  */
 static void own_payments(struct __test_metadata *_metadata, FIXTURE_DATA(attach) *self)
 {
-	char path[PATH_MAX], out[256], cmd[128], text[1 << 14];
-	char *argv[] = { path, "spin", "0", NULL };
-	unsigned long long start, end;
+	char path[PATH_MAX], cmd[128], text[1 << 14];
 	struct cp_target t;
+	struct cp_causal c;
 	int64_t local, paid;
-	pid_t pid, a, b;
 	int payments;
 
 	ASSERT_EQ(0, cp_target_path("causal", path, sizeof(path)));
-	ASSERT_EQ(0, cp_target_spawn(&t, argv, false));
-	ASSERT_LT(0, cp_target_read(&t, out, sizeof(out), "\n", 10000));
-	ASSERT_EQ(5, sscanf(out, "ready %d %d %d %llx %llx", &pid, &a, &b, &start, &end));
-	snprintf(cmd, sizeof(cmd), "start pid=%d", pid);
+	ASSERT_EQ(5, cp_causal_spawn(&t, path, "spin", "0", &c));
+	snprintf(cmd, sizeof(cmd), "start pid=%d", c.pid);
 	ASSERT_EQ(0, cp_control(cmd));
-	snprintf(cmd, sizeof(cmd), "experiment start speedup=1000 range=%d:0x%llx-0x%llx", pid,
-		 start, end);
+	snprintf(cmd, sizeof(cmd), "experiment start speedup=1000 range=%d:0x%llx-0x%llx", c.pid,
+		 c.start, c.end);
 	EXPECT_EQ(0, cp_control(cmd));
 	usleep(1000000);
 	EXPECT_EQ(0, cp_control("experiment stop"));
 	EXPECT_EQ(0, cp_exp_read(text, sizeof(text)));
-	EXPECT_EQ(0, cp_exp_task(text, b, &local, &paid, &payments));
+	EXPECT_EQ(0, cp_exp_task(text, c.b, &local, &paid, &payments));
 	EXPECT_LT(0, payments) TH_LOG("B never paid");
 	EXPECT_EQ(0, cp_control("stop"));
 	cp_target_kill(&t);

@@ -37,7 +37,6 @@
 #include "kselftest_harness.h"
 #include "helpers.h"
 
-#define EXP_FILE	"/proc/causalprof/experiment"
 #define REFCNT		"/sys/module/causalprof/refcnt"
 
 struct exp_task {
@@ -54,8 +53,7 @@ struct exp_info {
 FIXTURE(causal) {
 	struct cp_target target;
 	char path[PATH_MAX];
-	pid_t pid, a, b;
-	unsigned long long start, end, ret;
+	struct cp_causal c;	/* the causal target's ready line */
 	struct exp_info info;
 };
 
@@ -75,15 +73,11 @@ FIXTURE_TEARDOWN(causal)
 
 static int exp_read(struct exp_info *e)
 {
-	FILE *f = fopen(EXP_FILE, "r");
-	size_t n;
+	int ret;
 
-	if (!f)
-		return -errno;
-	e->text[0] = '\n';
-	n = fread(e->text + 1, 1, sizeof(e->text) - 2, f);
-	fclose(f);
-	e->text[n + 1] = '\0';
+	ret = cp_exp_read(e->text, sizeof(e->text));
+	if (ret)
+		return ret;
 	if (sscanf(e->text, "\nstate: %15s", e->state) != 1)
 		return -EINVAL;
 	if (cp_exp_i64(e->text, "inserted_ns", &e->inserted) ||
@@ -114,28 +108,16 @@ static int exp_task(const struct exp_info *e, pid_t tid, struct exp_task *t)
 static int spawn(struct __test_metadata *_metadata, FIXTURE_DATA(causal) *self,
 		 const char *mode, const char *seconds)
 {
-	char *argv[] = { self->path, (char *)mode, (char *)seconds, NULL };
-	char buf[256];
-	int ret;
+	int ret = cp_causal_spawn(&self->target, self->path, mode, seconds, &self->c);
 
-	ret = cp_target_spawn(&self->target, argv, false);
-	if (ret)
-		return ret;
-	ret = cp_target_read(&self->target, buf, sizeof(buf), "\n", 10000);
-	if (ret < 0)
-		return ret;
-	self->ret = 0;
-	if (sscanf(buf, "ready %d %d %d %llx %llx %llx", &self->pid, &self->a, &self->b,
-		   &self->start, &self->end, &self->ret) < 5)
-		return -EINVAL;
-	return 0;
+	return ret < 0 ? ret : 0;
 }
 
 static int session_start(FIXTURE_DATA(causal) *self)
 {
 	char cmd[64];
 
-	snprintf(cmd, sizeof(cmd), "start pid=%d", self->pid);
+	snprintf(cmd, sizeof(cmd), "start pid=%d", self->c.pid);
 	return cp_control(cmd);
 }
 
@@ -146,14 +128,14 @@ static int experiment_start_on(FIXTURE_DATA(causal) *self, unsigned long long st
 	char cmd[128];
 
 	snprintf(cmd, sizeof(cmd), "experiment start speedup=%d range=%d:0x%llx-0x%llx",
-		 speedup, self->pid, start, end);
+		 speedup, self->c.pid, start, end);
 	return cp_control(cmd);
 }
 
 /* ... on the target's selected code. */
 static int experiment_start(FIXTURE_DATA(causal) *self, int speedup)
 {
-	return experiment_start_on(self, self->start, self->end, speedup);
+	return experiment_start_on(self, self->c.start, self->c.end, speedup);
 }
 
 /* Runs an experiment of ms milliseconds on [start, end) and reads its outcome. */
@@ -174,7 +156,7 @@ static int experiment_on(FIXTURE_DATA(causal) *self, unsigned long long start,
 /* ... on the target's selected code. */
 static int experiment(FIXTURE_DATA(causal) *self, int speedup, int ms)
 {
-	return experiment_on(self, self->start, self->end, speedup, ms);
+	return experiment_on(self, self->c.start, self->c.end, speedup, ms);
 }
 
 TEST_F(causal, delay_precision)
@@ -186,8 +168,8 @@ TEST_F(causal, delay_precision)
 	ASSERT_EQ(0, session_start(self));
 	ASSERT_EQ(0, experiment(self, 500, 2000));
 	ASSERT_STREQ("stopped", self->info.state);
-	ASSERT_EQ(0, exp_task(&self->info, self->a, &a));
-	ASSERT_EQ(0, exp_task(&self->info, self->b, &b));
+	ASSERT_EQ(0, exp_task(&self->info, self->c.a, &a));
+	ASSERT_EQ(0, exp_task(&self->info, self->c.b, &b));
 	TH_LOG("inserted %" PRId64 " ns, hits %" PRId64 ", B paid %" PRId64 " ns in %d payments"
 	       " (%.2f%%), A paid %" PRId64 " ns, A local %" PRId64,
 	       self->info.inserted, self->info.hits, b.paid, b.payments,
@@ -224,7 +206,7 @@ TEST_F(causal, deferred_payments)
 	ret = experiment(self, 500, 2000);
 	ASSERT_EQ(0, cp_module_param_set("defer_payments", 0));
 	ASSERT_EQ(0, ret);
-	ASSERT_EQ(0, exp_task(&self->info, self->b, &b));
+	ASSERT_EQ(0, exp_task(&self->info, self->c.b, &b));
 	TH_LOG("through irq_work: inserted %" PRId64 " ns, B paid %" PRId64 " ns in %d payments (%.2f%%)",
 	       self->info.inserted, b.paid, b.payments, 100.0 * b.paid / (self->info.inserted ?: 1));
 	ASSERT_GT(self->info.inserted, 200000000);
@@ -245,7 +227,7 @@ TEST_F(causal, timer_sleep)
 	ret = experiment(self, 500, 2000);
 	ASSERT_EQ(0, cp_module_param_set("max_pause_us", cap));
 	ASSERT_EQ(0, ret);
-	ASSERT_EQ(0, exp_task(&self->info, self->b, &b));
+	ASSERT_EQ(0, exp_task(&self->info, self->c.b, &b));
 	TH_LOG("inserted %" PRId64 " ns, B paid %" PRId64 " ns (%.2f%%) in %d payments",
 	       self->info.inserted, b.paid, 100.0 * b.paid / (self->info.inserted ?: 1),
 	       b.payments);
@@ -262,14 +244,14 @@ TEST_F(causal, callee_hits)
 
 	ASSERT_EQ(0, spawn(_metadata, self, "callee", "0"));
 	/* The call's return address follows the call, inside hit_caller(). */
-	ASSERT_LT(self->start, self->ret);
-	ASSERT_GE(self->end, self->ret);
+	ASSERT_LT(self->c.start, self->c.ret);
+	ASSERT_GE(self->c.end, self->c.ret);
 	ASSERT_EQ(0, session_start(self));
-	ASSERT_EQ(0, experiment_on(self, self->ret - 1, self->ret, 500, 1000));
+	ASSERT_EQ(0, experiment_on(self, self->c.ret - 1, self->c.ret, 500, 1000));
 	before = self->info.hits;
-	ASSERT_EQ(0, exp_task(&self->info, self->a, &a));
+	ASSERT_EQ(0, exp_task(&self->info, self->c.a, &a));
 	ASSERT_EQ(self->info.inserted, a.local);
-	ASSERT_EQ(0, experiment_on(self, self->ret, self->ret + 1, 500, 1000));
+	ASSERT_EQ(0, experiment_on(self, self->c.ret, self->c.ret + 1, 500, 1000));
 	after = self->info.hits;
 	TH_LOG("hits on the call's last byte: %" PRId64 ", on the return address: %" PRId64,
 	       before, after);
@@ -307,7 +289,7 @@ TEST_F(causal, table_full)
 	ASSERT_EQ(0, session_start(self));
 	ASSERT_EQ(0, experiment_start(self, 500));
 	usleep(300000);
-	ASSERT_EQ(0, kill(self->pid, SIGUSR1));
+	ASSERT_EQ(0, kill(self->c.pid, SIGUSR1));
 	usleep(1500000);
 	ASSERT_EQ(0, cp_control("experiment stop"));
 	ASSERT_EQ(0, exp_read(&self->info));
@@ -327,8 +309,8 @@ TEST_F(causal, table_full)
 	ASSERT_EQ((uint64_t)self->info.table_full, n);
 	ASSERT_LE(tasks, 64);
 	ASSERT_LE(60, tasks);
-	ASSERT_EQ(0, exp_task(&self->info, self->a, &a));
-	ASSERT_EQ(0, exp_task(&self->info, self->b, &b));
+	ASSERT_EQ(0, exp_task(&self->info, self->c.a, &a));
+	ASSERT_EQ(0, exp_task(&self->info, self->c.b, &b));
 	ASSERT_LT(0, self->info.hits);
 	ASSERT_EQ(self->info.inserted, a.local);
 	ASSERT_LT(0, b.paid);
@@ -345,7 +327,7 @@ TEST_F(causal, session_stop_mid_experiment)
 	ASSERT_STREQ("stopped", self->info.state);
 	ASSERT_GT(self->info.hits, 0);
 	ASSERT_EQ(-ENOENT, cp_control("experiment stop"));
-	ASSERT_TRUE(cp_thread_runs(self->pid, self->b));
+	ASSERT_TRUE(cp_thread_runs(self->c.pid, self->c.b));
 	ASSERT_EQ(0, cp_module_refs_settle());
 }
 
@@ -368,7 +350,7 @@ TEST_F(causal, rmmod_mid_experiment)
 		ASSERT_EQ(0, ret);
 	}
 	ASSERT_FALSE(cp_module_loaded());
-	ASSERT_TRUE(cp_thread_runs(self->pid, self->b));
+	ASSERT_TRUE(cp_thread_runs(self->c.pid, self->c.b));
 	ASSERT_EQ(0, cp_module_ensure_loaded());
 }
 
@@ -396,7 +378,7 @@ TEST_F(causal, control_errors)
 	ASSERT_EQ(-EINVAL, experiment_start(self, 1001));
 	ASSERT_EQ(-EINVAL, cp_control("experiment start speedup=500"));
 	ASSERT_EQ(-EINVAL, cp_control("experiment start range=1:0x10-0x20"));
-	snprintf(cmd, sizeof(cmd), "experiment start speedup=5 range=%d:0x20-0x10", self->pid);
+	snprintf(cmd, sizeof(cmd), "experiment start speedup=5 range=%d:0x20-0x10", self->c.pid);
 	ASSERT_EQ(-EINVAL, cp_control(cmd));
 	snprintf(cmd, sizeof(cmd), "experiment start speedup=5 range=%d:0x10-0x20",
 		 cp_dead_pid());

@@ -38,7 +38,6 @@
 #include "kselftest_harness.h"
 #include "helpers.h"
 
-#define EXP_FILE	"/proc/causalprof/experiment"
 #define FREQ		1000
 #define RCVBUF		(32 << 20)
 
@@ -55,8 +54,7 @@ FIXTURE(exp) {
 	struct cp_nl nl;
 	struct cp_stream stream;
 	char path[PATH_MAX];
-	pid_t pid, a, b;
-	unsigned long long start, end;
+	struct cp_causal c;	/* the causal target's ready line */
 	uint64_t taint;
 	pid_t owner;		/* a forked session owner, or 0 */
 	uint64_t max_pause_us;	/* to restore, or 0 */
@@ -122,15 +120,12 @@ static int exp_read(struct exp_info *e)
 		{ "tasks_paid", &e->tasks_paid }, { "capped", &e->capped },
 		{ "inherited", &e->inherited }, { "table_full", &e->table_full },
 	};
-	FILE *f = fopen(EXP_FILE, "r");
-	size_t i, n;
+	size_t i;
+	int ret;
 
-	if (!f)
-		return -errno;
-	e->text[0] = '\n';
-	n = fread(e->text + 1, 1, sizeof(e->text) - 2, f);
-	fclose(f);
-	e->text[n + 1] = '\0';
+	ret = cp_exp_read(e->text, sizeof(e->text));
+	if (ret)
+		return ret;
 	if (sscanf(e->text, "\nstate: %15s", e->state) != 1)
 		return -EINVAL;
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -142,25 +137,17 @@ static int exp_read(struct exp_info *e)
 /* The causal target in MODE, running for SECONDS (0: until killed). */
 static int spawn(FIXTURE_DATA(exp) *self, const char *mode, const char *seconds)
 {
-	char *argv[] = { self->path, (char *)mode, (char *)seconds, NULL };
-	char buf[256];
-	int ret;
+	int ret = cp_causal_spawn(&self->target, self->path, mode, seconds, &self->c);
 
-	ret = cp_target_spawn(&self->target, argv, false);
-	if (ret)
-		return ret;
-	ret = cp_target_read(&self->target, buf, sizeof(buf), "\n", 10000);
 	if (ret < 0)
 		return ret;
-	if (sscanf(buf, "ready %d %d %d %llx %llx", &self->pid, &self->a, &self->b,
-		   &self->start, &self->end) != 5)
-		return -EINVAL;
-	return 0;
+	return ret == 5 ? 0 : -EINVAL;
 }
 
 static struct cp_nl_range hit_range(FIXTURE_DATA(exp) *self)
 {
-	return (struct cp_nl_range){ .pid = self->pid, .start = self->start, .end = self->end };
+	return (struct cp_nl_range){ .pid = self->c.pid, .start = self->c.start,
+				     .end = self->c.end };
 }
 
 /* A session on the target owned by nl, sampling cpu-clock. */
@@ -296,7 +283,7 @@ TEST_F(exp, record)
 	struct exp_info before;
 
 	ASSERT_EQ(0, spawn(self, "spin", "0"));
-	ASSERT_EQ(0, session_start(&self->nl, self->pid)) TH_LOG("%s", self->nl.extack);
+	ASSERT_EQ(0, session_start(&self->nl, self->c.pid)) TH_LOG("%s", self->nl.extack);
 	t0 = mono_ns();
 	ASSERT_EQ(0, experiment_start(self, 500)) TH_LOG("%s", self->nl.extack);
 	t1 = mono_ns();
@@ -325,9 +312,9 @@ TEST_F(exp, record)
 	EXPECT_EQ(before.id, e->id);
 	EXPECT_EQ(500U, e->speedup);
 	ASSERT_EQ(1, e->nr_ranges);
-	EXPECT_EQ((uint32_t)self->pid, r->pid);
-	EXPECT_EQ(self->start, r->start);
-	EXPECT_EQ(self->end, r->end);
+	EXPECT_EQ((uint32_t)self->c.pid, r->pid);
+	EXPECT_EQ(self->c.start, r->start);
+	EXPECT_EQ(self->c.end, r->end);
 	EXPECT_EQ(0, e->nr_points);
 
 	/* when: inside the START and STOP requests */
@@ -374,9 +361,9 @@ TEST_F(exp, record)
 	EXPECT_EQ(1U, e->tasks_paid);
 	ASSERT_EQ(0, cp_module_param_get("max_pause_us", &cap));
 	cap *= 1000;
-	late = inserted_after_last_payer_sample(&self->stream, self->a, self->b, e->start_ns,
+	late = inserted_after_last_payer_sample(&self->stream, self->c.a, self->c.b, e->start_ns,
 						 e->time_ns, e->speedup);
-	stall = longest_gap(&self->stream, self->a, e->start_ns, e->time_ns);
+	stall = longest_gap(&self->stream, self->c.a, e->start_ns, e->time_ns);
 	slack = e->inserted_ns / 20;
 	TH_LOG("B paid %.1f%% of inserted; %.1f ms inserted after its last sample; A's longest stall %.1f ms",
 	       100.0 * e->paid_ns / e->inserted_ns, late / 1e6, stall / 1e6);
@@ -401,14 +388,14 @@ TEST_F(exp, permissions)
 	EXPECT_NE(0, self->nl.extack[0]);
 
 	/* a netlink session: only its owner's socket */
-	ASSERT_EQ(0, session_start(&self->nl, self->pid));
+	ASSERT_EQ(0, session_start(&self->nl, self->c.pid));
 	ASSERT_EQ(0, cp_nl_open(&other));
 	EXPECT_EQ(-EPERM, cp_nl_experiment_start(&other, 500, &r, 1));
 	EXPECT_NE(NULL, strstr(other.extack, "owner")) TH_LOG("extack: '%s'", other.extack);
 	EXPECT_EQ(-EPERM, cp_nl_experiment_stop(&other));
 	EXPECT_NE(NULL, strstr(other.extack, "owner")) TH_LOG("extack: '%s'", other.extack);
 	snprintf(cmd, sizeof(cmd), "experiment start speedup=500 range=%d:0x%llx-0x%llx",
-		 self->pid, self->start, self->end);
+		 self->c.pid, self->c.start, self->c.end);
 	EXPECT_EQ(-EPERM, cp_control(cmd));
 	ASSERT_EQ(0, experiment_start(self, 500)) TH_LOG("%s", self->nl.extack);
 	/* the running experiment cannot be stopped by others either */
@@ -425,12 +412,12 @@ TEST_F(exp, permissions)
 	EXPECT_EQ(1UL, self->stream.experiments);
 
 	/* a /proc session: only through /proc */
-	snprintf(cmd, sizeof(cmd), "start pid=%d", self->pid);
+	snprintf(cmd, sizeof(cmd), "start pid=%d", self->c.pid);
 	ASSERT_EQ(0, cp_control(cmd));
 	EXPECT_EQ(-EPERM, experiment_start(self, 500));
 	EXPECT_NE(NULL, strstr(self->nl.extack, "/proc")) TH_LOG("extack: '%s'", self->nl.extack);
 	snprintf(cmd, sizeof(cmd), "experiment start speedup=500 range=%d:0x%llx-0x%llx",
-		 self->pid, self->start, self->end);
+		 self->c.pid, self->c.start, self->c.end);
 	ASSERT_EQ(0, cp_control(cmd));
 	EXPECT_EQ(-EPERM, cp_nl_experiment_stop(&self->nl));
 	EXPECT_NE(NULL, strstr(self->nl.extack, "/proc")) TH_LOG("extack: '%s'", self->nl.extack);
@@ -472,7 +459,7 @@ static int bad_start(FIXTURE_DATA(exp) *self, int64_t speedup, int nr,
 	if (speedup >= 0)
 		q.len = cp_nla_put(q.buf, q.len, CAUSALPROF_EXP_A_SPEEDUP, &s, sizeof(s));
 	for (i = 0; i < nr; i++)
-		put_range(&q, self->pid, self->start, self->end);
+		put_range(&q, self->c.pid, self->c.start, self->c.end);
 	if (extra)
 		extra(self, &q);
 	cp_nla_nest_end(q.buf, nest, q.len);
@@ -482,17 +469,17 @@ static int bad_start(FIXTURE_DATA(exp) *self, int64_t speedup, int nr,
 
 static void backwards_range(FIXTURE_DATA(exp) *self, struct req *q)
 {
-	put_range(q, self->pid, self->end, self->start);
+	put_range(q, self->c.pid, self->c.end, self->c.start);
 }
 
 static void empty_range(FIXTURE_DATA(exp) *self, struct req *q)
 {
-	put_range(q, self->pid, self->start, self->start);
+	put_range(q, self->c.pid, self->c.start, self->c.start);
 }
 
 static void dead_range(FIXTURE_DATA(exp) *self, struct req *q)
 {
-	put_range(q, cp_dead_pid(), self->start, self->end);
+	put_range(q, cp_dead_pid(), self->c.start, self->c.end);
 }
 
 /* A range with an attribute type the policy does not know (above the max). */
@@ -502,9 +489,9 @@ static void unknown_in_range(FIXTURE_DATA(exp) *self, struct req *q)
 	size_t nest;
 
 	q->len = cp_nla_nest_start(q->buf, q->len, CAUSALPROF_EXP_A_RANGE, &nest);
-	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_PID, &self->pid, sizeof(uint32_t));
-	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_START, &self->start, 8);
-	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_END, &self->end, 8);
+	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_PID, &self->c.pid, sizeof(uint32_t));
+	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_START, &self->c.start, 8);
+	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_END, &self->c.end, 8);
 	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_MAX + 1, &v, sizeof(v));
 	cp_nla_nest_end(q->buf, nest, q->len);
 }
@@ -517,9 +504,9 @@ static void pad_in_range(FIXTURE_DATA(exp) *self, struct req *q)
 
 	q->len = cp_nla_nest_start(q->buf, q->len, CAUSALPROF_EXP_A_RANGE, &nest);
 	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_PAD, &v, sizeof(v));
-	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_PID, &self->pid, sizeof(uint32_t));
-	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_START, &self->start, 8);
-	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_END, &self->end, 8);
+	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_PID, &self->c.pid, sizeof(uint32_t));
+	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_START, &self->c.start, 8);
+	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_END, &self->c.end, 8);
 	cp_nla_nest_end(q->buf, nest, q->len);
 }
 
@@ -535,8 +522,8 @@ static void range_without_end(FIXTURE_DATA(exp) *self, struct req *q)
 	size_t nest;
 
 	q->len = cp_nla_nest_start(q->buf, q->len, CAUSALPROF_EXP_A_RANGE, &nest);
-	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_PID, &self->pid, sizeof(uint32_t));
-	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_START, &self->start, 8);
+	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_PID, &self->c.pid, sizeof(uint32_t));
+	q->len = cp_nla_put(q->buf, q->len, CAUSALPROF_RANGE_A_START, &self->c.start, 8);
 	cp_nla_nest_end(q->buf, nest, q->len);
 }
 
@@ -555,7 +542,7 @@ TEST_F(exp, bad_requests)
 	size_t i, len;
 
 	ASSERT_EQ(0, spawn(self, "spin", "0"));
-	ASSERT_EQ(0, session_start(&self->nl, self->pid));
+	ASSERT_EQ(0, session_start(&self->nl, self->c.pid));
 
 	EXPECT_BAD(-EINVAL, "SPEEDUP", bad_start(self, 1001, 1, NULL));
 	EXPECT_BAD(-EINVAL, "SPEEDUP", bad_start(self, -1, 1, NULL));
@@ -585,7 +572,7 @@ TEST_F(exp, bad_requests)
 	EXPECT_STRNE("running", self->info.state);
 	EXPECT_EQ(16, CAUSALPROF_MAX_RANGES);
 	for (i = 0; i < CAUSALPROF_MAX_RANGES; i++)
-		many[i].start = self->start + i, many[i].end = self->start + i + 1;
+		many[i].start = self->c.start + i, many[i].end = self->c.start + i + 1;
 	many[0] = hit_range(self);
 	ASSERT_EQ(0, cp_nl_experiment_start(&self->nl, 0, many, CAUSALPROF_MAX_RANGES))
 		TH_LOG("%s", self->nl.extack);
@@ -604,7 +591,7 @@ TEST_F(exp, session_stop_mid_experiment)
 	const struct causalprof_experiment *e;
 
 	ASSERT_EQ(0, spawn(self, "spin", "0"));
-	ASSERT_EQ(0, session_start(&self->nl, self->pid));
+	ASSERT_EQ(0, session_start(&self->nl, self->c.pid));
 	ASSERT_EQ(0, experiment_start(self, 1000));
 	ASSERT_EQ(0, cp_nl_pump(&self->nl, 500));
 	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
@@ -617,9 +604,9 @@ TEST_F(exp, session_stop_mid_experiment)
 	ASSERT_EQ(0, exp_read(&self->info));
 	EXPECT_STREQ("stopped", self->info.state);
 	EXPECT_EQ(self->info.inserted, (int64_t)e->inserted_ns);
-	EXPECT_EQ(0, asleep_in_payment(self->pid));
-	EXPECT_TRUE(cp_thread_runs(self->pid, self->a));
-	EXPECT_TRUE(cp_thread_runs(self->pid, self->b));
+	EXPECT_EQ(0, asleep_in_payment(self->c.pid));
+	EXPECT_TRUE(cp_thread_runs(self->c.pid, self->c.a));
+	EXPECT_TRUE(cp_thread_runs(self->c.pid, self->c.b));
 	EXPECT_EQ(0, cp_module_refs_settle());
 }
 
@@ -629,7 +616,7 @@ TEST_F(exp, target_exits_mid_experiment)
 	const struct causalprof_experiment *e;
 
 	ASSERT_EQ(0, spawn(self, "spin", "3"));
-	ASSERT_EQ(0, session_start(&self->nl, self->pid));
+	ASSERT_EQ(0, session_start(&self->nl, self->c.pid));
 	ASSERT_EQ(0, experiment_start(self, 500));
 	ASSERT_EQ(0, cp_nl_pump_until_exit(&self->nl, &self->target, 10000));
 	ASSERT_EQ(0, self->target.status);
@@ -642,7 +629,7 @@ TEST_F(exp, target_exits_mid_experiment)
 	       (uint64_t)e->inserted_ns);
 	EXPECT_EQ(CAUSALPROF_EXP_F_SPANS, e->hdr.flags);
 	EXPECT_GT(e->hits, 0ULL);
-	EXPECT_EQ((uint32_t)self->pid, cp_exp_ranges(e)->pid);
+	EXPECT_EQ((uint32_t)self->c.pid, cp_exp_ranges(e)->pid);
 	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
 	EXPECT_EQ(NULL, cp_stream_problem(&self->stream));
 	EXPECT_EQ(0, cp_module_refs_settle());
@@ -662,7 +649,7 @@ static void owner_main(FIXTURE_DATA(exp) *self, int fd)
 		ret = cp_nl_set_rcvbuf(&nl, RCVBUF);
 	nl.stream = &stream;
 	if (!ret)
-		ret = session_start(&nl, self->pid);
+		ret = session_start(&nl, self->c.pid);
 	if (!ret)
 		ret = cp_nl_experiment_start(&nl, 1000, &r, 1);
 	if (write(fd, &ret, sizeof(ret)) != sizeof(ret) || ret)
@@ -700,11 +687,12 @@ TEST_F_TIMEOUT(exp, owner_killed_mid_experiment, 90)
 	/* mid-experiment: B pays (bounded wait) */
 	for (i = 0; i < CP_WAIT_MS / 10; i++) {
 		ASSERT_EQ(0, exp_read(&self->info));
-		if (self->info.payments || in_payment(self->pid, self->b))
+		if (self->info.payments || in_payment(self->c.pid, self->c.b))
 			break;
 		usleep(10000);
 	}
-	ASSERT_TRUE(self->info.payments || in_payment(self->pid, self->b)) TH_LOG("no payments");
+	ASSERT_TRUE(self->info.payments || in_payment(self->c.pid, self->c.b))
+		TH_LOG("no payments");
 	usleep(300000);
 	ASSERT_EQ(0, exp_read(&self->info));
 	ASSERT_STREQ("running", self->info.state);
@@ -718,15 +706,15 @@ TEST_F_TIMEOUT(exp, owner_killed_mid_experiment, 90)
 	TH_LOG("owner killed after %" PRId64 " payments, %" PRId64 " ns paid",
 	       self->info.payments, self->info.paid);
 
-	stuck = asleep_in_payment(self->pid);
+	stuck = asleep_in_payment(self->c.pid);
 	EXPECT_EQ(0, stuck) TH_LOG("thread %d stays asleep in a payment", stuck);
-	EXPECT_TRUE(cp_thread_runs(self->pid, self->a));
-	EXPECT_TRUE(cp_thread_runs(self->pid, self->b));
+	EXPECT_TRUE(cp_thread_runs(self->c.pid, self->c.a));
+	EXPECT_TRUE(cp_thread_runs(self->c.pid, self->c.b));
 	EXPECT_EQ(0, cp_module_refs_settle());
 
 	/* a new session, with an experiment */
 	ASSERT_EQ(0, cp_nl_open(&nl));
-	ret = session_start(&nl, self->pid);
+	ret = session_start(&nl, self->c.pid);
 	EXPECT_EQ(0, ret) TH_LOG("extack: '%s'", nl.extack);
 	if (!ret) {
 		const struct cp_nl_range r = hit_range(self);
@@ -749,7 +737,7 @@ TEST_F_TIMEOUT(exp, rmmod_mid_experiment, 90)
 	int i, ret;
 
 	ASSERT_EQ(0, spawn(self, "spin", "0"));
-	ASSERT_EQ(0, session_start(&self->nl, self->pid));
+	ASSERT_EQ(0, session_start(&self->nl, self->c.pid));
 	ASSERT_EQ(0, experiment_start(self, 1000));
 	ASSERT_EQ(0, cp_nl_pump(&self->nl, 500));
 	ret = cp_module_unload();
@@ -772,9 +760,9 @@ TEST_F_TIMEOUT(exp, rmmod_mid_experiment, 90)
 	ASSERT_NE(NULL, e);
 	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS, e->hdr.flags);
 	EXPECT_GT(e->hits, 0ULL);
-	EXPECT_EQ(0, asleep_in_payment(self->pid));
-	EXPECT_TRUE(cp_thread_runs(self->pid, self->a));
-	EXPECT_TRUE(cp_thread_runs(self->pid, self->b));
+	EXPECT_EQ(0, asleep_in_payment(self->c.pid));
+	EXPECT_TRUE(cp_thread_runs(self->c.pid, self->c.a));
+	EXPECT_TRUE(cp_thread_runs(self->c.pid, self->c.b));
 	ASSERT_EQ(0, cp_module_ensure_loaded());
 }
 

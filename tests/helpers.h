@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared helpers of the causalprof selftests: loading the module, reading
- * /proc/causalprof, talking generic netlink, target processes.
+ * Shared helpers of the causalprof selftests, the one header the tests
+ * include; each section names its file in tests/helpers/: the module
+ * (module.c), /proc/causalprof (procfs.c), the kernel's own counters
+ * (kernel.c), processes (process.c), target programs (target.c), the raw
+ * generic netlink client (genl.c), its commands (session.c) and the stream
+ * of records (stream.c). The report tests, whose cprof headers use some of
+ * its names, include helpers/path.h alone.
  *
  * Helpers return 0 (or a count) on success and -errno on failure, so a test
  * asserts the exact error: ASSERT_EQ(-EBUSY, cp_control("start pid=1")).
@@ -16,10 +21,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <linux/causalprof.h>
 #include <linux/perf_event.h>
+
+#include "helpers/path.h"
 
 #define CP_MODULE	"causalprof"
 #define CP_VERSION	"0.1.0"
@@ -43,7 +55,7 @@
 #define EXPECT_ERRNO(err, expr) \
 	__EXPECT((long)(err), #err, cp_errno_of(expr), #expr, ==, 0)
 
-/* The module: $CAUSALPROF_KO, loaded with finit_module(2) */
+/* The module: $CAUSALPROF_KO, loaded with finit_module(2) (module.c) */
 const char *cp_ko_path(void);
 int cp_module_load(const char *ko);
 int cp_module_load_params(const char *ko, const char *params);
@@ -54,20 +66,22 @@ int cp_module_unload(void);
 bool cp_module_loaded(void);
 int cp_module_ensure_loaded(void);
 
-/* /proc/causalprof */
+/* /proc/causalprof (procfs.c; cp_parse_u64() in util.c) */
 int cp_status_read(char *buf, size_t size);
 int cp_status_get(const char *key, char *val, size_t size);
 int cp_status_u64(const char *key, uint64_t *val);
 int cp_control_write(const void *buf, size_t len);
 int cp_control(const char *cmd);
 int cp_wait_state(const char *state, int timeout_ms);
+/* Until the counter key of the status is at least min, bounded: -ETIMEDOUT. */
+int cp_status_wait_u64(const char *key, uint64_t min, int timeout_ms);
 int cp_session_reset(void);
 int cp_parse_u64(const char *s, uint64_t *val);
 
-/* debugfs counters: cp_debugfs_u64("cpu0/lost", &val) */
+/* debugfs counters: cp_debugfs_u64("cpu0/lost", &val) (module.c) */
 int cp_debugfs_u64(const char *name, uint64_t *val);
 
-/* Local timer interrupts taken so far, all CPUs together (/proc/interrupts LOC) */
+/* Local timer interrupts so far, all CPUs together (/proc/interrupts LOC; kernel.c) */
 int cp_timer_irqs(uint64_t *count);
 
 /* /proc/sys/kernel/tainted: W (a warning) and D (an oops) */
@@ -84,14 +98,39 @@ int cp_kernel_taint(uint64_t *mask);
  */
 int cp_become(uid_t uid, uint64_t caps, bool dumpable);
 
-/* Target processes */
+/*
+ * Run stmt (a call, or { statements }) in a forked child that dies with the
+ * test, the harness' checks in force there: a failed check, an assertion
+ * or a crash in the child fails the test, with who (a string) in the log.
+ * A failed ASSERT runs the fixture's teardown in the child: a teardown that
+ * must not returns when getpid() is not the test's. For test files only
+ * (the harness' macros).
+ */
+#define CP_IN_CHILD(who, stmt) do {						\
+	int __cp_status;							\
+	pid_t __cp_pid;								\
+										\
+	fflush(NULL);								\
+	__cp_pid = fork();							\
+	ASSERT_LE(0, __cp_pid);							\
+	if (!__cp_pid) {							\
+		prctl(PR_SET_PDEATHSIG, SIGKILL);				\
+		stmt;								\
+		_exit(_metadata->passed ? 0 : 1);				\
+	}									\
+	ASSERT_EQ(__cp_pid, waitpid(__cp_pid, &__cp_status, 0));		\
+	ASSERT_TRUE(WIFEXITED(__cp_status)) TH_LOG(who " crashed or asserted");	\
+	ASSERT_EQ(0, WEXITSTATUS(__cp_status)) TH_LOG(who " failed a check");	\
+} while (0)
+
+/* Target processes (process.c) */
 pid_t cp_spawn_sleeper(void);
 void cp_kill(pid_t pid);
 pid_t cp_dead_pid(void);
 
 /*
  * Programs from tests/targets/, built next to the test programs in
- * build/tests/targets/. A held target is forked at once but execs only when
+ * build/tests/targets/ (target.c). A held target is forked at once but execs only when
  * released, so a session can be started on its pid first, as cprof record
  * does; its stdout is a pipe the test reads. Both die with the test.
  */
@@ -112,6 +151,25 @@ struct cp_spin_thread {
 
 int cp_spin_parse(char *out, struct cp_spin_thread *th, int max);
 
+/* spin -t THREADS -s 0 (busy until killed), once it has said so. */
+int cp_spin_spawn(struct cp_target *t, const char *threads);
+
+/*
+ * build/tests/targets/causal MODE SECONDS (path), up to its line
+ * "ready PID ATID BTID START END [RET]": thread A runs the selected code,
+ * [start, end), and B other code; RET only in callee mode. Returns the
+ * number of fields (5 or 6) or -errno.
+ */
+struct cp_causal {
+	pid_t pid, a, b;
+	unsigned long long start, end;
+	unsigned long long ret;		/* 0 without */
+};
+
+int cp_causal_spawn(struct cp_target *t, const char *path, const char *mode,
+		    const char *seconds, struct cp_causal *c);
+
+/* build/tests/targets/NAME, checked executable; cp_build_path() in helpers/path.h. */
 int cp_target_path(const char *name, char *path, size_t size);
 int cp_target_spawn(struct cp_target *t, char *const argv[], bool held);
 int cp_target_release(struct cp_target *t);
@@ -122,7 +180,7 @@ void cp_target_kill(struct cp_target *t);
 
 /*
  * The records of a session as its owner receives them (CAUSALPROF_CMD_RECORDS),
- * validated and copied in arrival order. Records are 8-byte aligned in buf,
+ * validated and copied in arrival order (stream.c). Records are 8-byte aligned in buf,
  * so the cp_rec_*() accessors return pointers to the uapi structures.
  */
 struct cp_stream {
@@ -192,7 +250,10 @@ static inline const __u64 *cp_sample_user(const struct causalprof_sample *s)
 /* Kernel addresses are in the upper half on x86-64. */
 #define CP_KERNEL_ADDR(ip)	((ip) >= 0xffff800000000000ULL)
 
-/* Generic netlink, raw sockets (no library between the test and the wire) */
+/*
+ * Generic netlink, raw sockets (no library between the test and the wire):
+ * the client in genl.c, the commands in session.c.
+ */
 struct cp_nl {
 	int fd;
 	uint32_t portid;
@@ -258,31 +319,44 @@ int cp_nl_set_rcvbuf(struct cp_nl *nl, int bytes);
 int cp_nl_pump(struct cp_nl *nl, int timeout_ms);
 int cp_nl_pump_until_exit(struct cp_nl *nl, struct cp_target *t, int timeout_ms);
 int cp_nl_finish(struct cp_nl *nl, int timeout_ms);
+/*
+ * A session owner in a forked child that dies with the test: a session with
+ * both stacks on pid, cpu-clock at freq Hz. It writes the start's result
+ * (int) to fd, then its port id (uint32_t), and receives its records
+ * (reads) or lets them pile up until killed. Its pid, or -errno.
+ */
+pid_t cp_owner_spawn(pid_t pid, unsigned int freq, bool reads, int fd);
 int cp_record(struct cp_nl *nl, struct cp_target *t, char *const argv[], uint32_t flags,
 	      const struct cp_nl_event *evs, unsigned int nr, int timeout_ms);
 
 /*
- * /proc/causalprof/experiment, read whole into text (size at least a few
+ * /proc/causalprof/experiment (procfs.c), read whole into text (size at least a few
  * KiB) with a '\n' in front, so that every key is found as "\nKEY: ".
  */
 #define CP_EXPERIMENT	CP_PROC_DIR "/experiment"
 int cp_exp_read(char *text, size_t size);
+/* The same of any file (/proc/causalprof/progress), read whole. */
+int cp_read_text(const char *path, char *text, size_t size);
 int cp_exp_i64(const char *text, const char *key, int64_t *val);
 /* The line "task: TID LOCAL PAID PAYMENTS" of tid; -ENOENT without one. */
 int cp_exp_task(const char *text, pid_t tid, int64_t *local, int64_t *paid, int *payments);
 
-/* Another process's memory, through /proc/PID/mem. */
+/* Another process's memory, through /proc/PID/mem (process.c). */
 int cp_peek(pid_t pid, uint64_t addr, void *buf, size_t len);
 int cp_peek_u64(pid_t pid, uint64_t addr, uint64_t *val);
 
-/* The median of n values; sorts them. */
+/* CLOCK_MONOTONIC in milliseconds, and a sleep of ms (util.c). */
+int64_t cp_now_ms(void);
+void cp_sleep_ms(int ms);
+
+/* The median of n values; sorts them (util.c). */
 double cp_median(double *v, int n);
 
-/* Nested attributes, for tests that build requests by hand */
+/* Nested attributes, for tests that build requests by hand (genl.c) */
 size_t cp_nla_nest_start(void *buf, size_t off, uint16_t type, size_t *start);
 void cp_nla_nest_end(void *buf, size_t start, size_t off);
 
-/* Experiments and progress points over netlink (the session owner's socket) */
+/* Experiments and progress points over netlink, the session owner's socket (session.c) */
 struct cp_nl_range {
 	uint32_t pid;		/* in the caller's pid namespace */
 	uint64_t start, end;
@@ -304,7 +378,7 @@ int cp_nl_wait_experiments(struct cp_nl *nl, size_t n, int timeout_ms);
 
 /*
  * build/tests/targets/progress (progress points), driven through a command
- * pipe: "call N THREADS" and more, one line each, answered in one line.
+ * pipe (target.c): "call N THREADS" and more, one line each, answered in one line.
  */
 struct cp_prog {
 	struct cp_target t;
@@ -322,7 +396,7 @@ int cp_prog_cmd(struct cp_prog *p, const char *cmd, char *reply, size_t size);
 /* n calls of tp() by @threads threads: exactly n hits of a point there. */
 int cp_prog_call(struct cp_prog *p, long n, int threads);
 
-/* The file offset that addr of process pid maps, from /proc/PID/maps. */
+/* The file offset that addr of process pid maps, from /proc/PID/maps (process.c). */
 int cp_file_offset(pid_t pid, uint64_t addr, uint64_t *off);
 /* The byte at off in file (or a negative errno). */
 int cp_byte_at(const char *file, uint64_t off);

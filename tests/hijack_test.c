@@ -61,16 +61,11 @@ static void close_pipe(int p[2])
 
 FIXTURE_SETUP(hijack)
 {
-	char spin[PATH_MAX], out[64];
-	char *argv[] = { spin, "-t", "1", "-s", "0", NULL };
-
 	self->owner_pipe[0] = self->owner_pipe[1] = -1;
 	self->go_pipe[0] = self->go_pipe[1] = -1;
 	self->res_pipe[0] = self->res_pipe[1] = -1;
 	ASSERT_EQ(0, cp_session_reset());
-	ASSERT_EQ(0, cp_target_path("spin", spin, sizeof(spin)));
-	ASSERT_EQ(0, cp_target_spawn(&self->target, argv, false));
-	ASSERT_LT(0, cp_target_read(&self->target, out, sizeof(out), "\n", CP_WAIT_MS));
+	ASSERT_EQ(0, cp_spin_spawn(&self->target, "1"));
 	ASSERT_EQ(0, pipe(self->owner_pipe));
 	ASSERT_EQ(0, pipe(self->go_pipe));
 	ASSERT_EQ(0, pipe(self->res_pipe));
@@ -91,41 +86,6 @@ FIXTURE_TEARDOWN(hijack)
 	close_pipe(self->go_pipe);
 	close_pipe(self->res_pipe);
 	EXPECT_EQ(0, cp_session_reset());
-}
-
-/* Root: a session with stacks on pid; its port id to fd; then read or sit. */
-static void owner_main(pid_t pid, int fd, bool reads)
-{
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(FREQ);
-	struct cp_stream stream = {};
-	struct cp_nl nl;
-	uint64_t id;
-	int ret;
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	ret = cp_nl_open(&nl);
-	if (!ret)
-		ret = cp_nl_set_rcvbuf(&nl, reads ? 32 << 20 : 256 << 10);
-	if (!ret)
-		ret = cp_nl_start_events(&nl, pid, CP_F_STACKS, &ev, 1, &id);
-	if (write(fd, &ret, sizeof(ret)) != sizeof(ret) || ret ||
-	    write(fd, &nl.portid, sizeof(nl.portid)) != sizeof(nl.portid))
-		_exit(1);
-	nl.stream = &stream;
-	for (;;) {
-		if (reads)
-			cp_nl_pump(&nl, 1000);
-		else
-			pause();
-	}
-}
-
-static int64_t ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /*
@@ -151,13 +111,13 @@ static void intruder_main(int go, int res, uint16_t family)
 	if (fd < 0 || read(go, &portid, sizeof(portid)) != sizeof(portid))
 		_exit(3);
 	sa.nl_pid = portid;
-	deadline = ms_now() + BIND_MS;
-	while (in.bound && ms_now() < deadline)
+	deadline = cp_now_ms() + BIND_MS;
+	while (in.bound && cp_now_ms() < deadline)
 		in.bound = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
 	if (!in.bound) {
 		pfd.fd = fd;
-		deadline = ms_now() + LISTEN_MS;
-		while (ms_now() < deadline) {
+		deadline = cp_now_ms() + LISTEN_MS;
+		while (cp_now_ms() < deadline) {
 			if (poll(&pfd, 1, 100) <= 0)
 				continue;
 			n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
@@ -178,19 +138,17 @@ static void intruder_main(int go, int res, uint16_t family)
 TEST_F_TIMEOUT(hijack, dead_owner_port_id, 60)
 {
 	struct pollfd pfd = { .fd = self->owner_pipe[0], .events = POLLIN };
-	uint64_t before, samples, sent;
+	uint64_t before, sent;
 	struct intrusion in;
 	uint32_t portid, version;
 	uint16_t family;
 	char owner[32];
-	int i, ret = -1;
+	int ret = -1;
 
 	ASSERT_EQ(0, cp_genl_lookup(CAUSALPROF_GENL_NAME, &family, &version));
 	ASSERT_EQ(0, cp_status_u64("samples", &before));
-	self->owner = fork();
-	ASSERT_LE(0, self->owner);
-	if (!self->owner)
-		owner_main(self->target.pid, self->owner_pipe[1], variant->reads);
+	self->owner = cp_owner_spawn(self->target.pid, FREQ, variant->reads, self->owner_pipe[1]);
+	ASSERT_LT(0, self->owner);
 	ASSERT_EQ(1, poll(&pfd, 1, CP_WAIT_MS));
 	ASSERT_EQ((ssize_t)sizeof(ret), read(self->owner_pipe[0], &ret, sizeof(ret)));
 	ASSERT_EQ(0, ret) TH_LOG("the owner could not start its session: %s", strerror(-ret));
@@ -201,13 +159,8 @@ TEST_F_TIMEOUT(hijack, dead_owner_port_id, 60)
 		TH_LOG("/proc/causalprof/status shows the owner's port id");
 
 	/* Mid-session, with records on their way (bounded wait, 100 samples). */
-	for (i = 0; i < CP_WAIT_MS / 10; i++) {
-		ASSERT_EQ(0, cp_status_u64("samples", &samples));
-		if (samples >= before + 100)
-			break;
-		usleep(10000);
-	}
-	ASSERT_LE(before + 100, samples) TH_LOG("the session does not sample");
+	ASSERT_EQ(0, cp_status_wait_u64("samples", before + 100, CP_WAIT_MS))
+		TH_LOG("the session does not sample");
 
 	self->intruder = fork();
 	ASSERT_LE(0, self->intruder);

@@ -37,21 +37,6 @@
 #define STALL_S		5
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* A line "KEY: N kB" of /proc/meminfo, in bytes; -1 without it. */
 static int64_t meminfo(const char *key)
 {
@@ -202,13 +187,13 @@ TEST_F_TIMEOUT(life, threads_mid_experiment, 280)
 	snprintf(cmd, sizeof(cmd), "experiment start speedup=500 range=%d:0x%llx-0x%llx", pid,
 		 hs, he);
 	ASSERT_EQ(0, cp_control(cmd));
-	t0 = now_ms();
+	t0 = cp_now_ms();
 	ASSERT_EQ(0, kill(pid, SIGUSR1));
 	ret = cp_target_read(&self->target, out, sizeof(out), "\n", 240000);
 	ASSERT_LT(0, ret) TH_LOG("churn did not finish: %s", strerror(-ret));
 	ASSERT_EQ(1, sscanf(out, "done %ld", &done));
 	EXPECT_EQ(THREADS, done);
-	TH_LOG("%ld threads in %.1f s", done, (now_ms() - t0) / 1000.0);
+	TH_LOG("%ld threads in %.1f s", done, (cp_now_ms() - t0) / 1000.0);
 	ASSERT_EQ(0, cp_target_wait(&self->target, 10000));
 	EXPECT_EQ(0, self->target.status);
 
@@ -344,12 +329,12 @@ static pid_t cprof(char *const args[])
 /* Until pred() holds, up to ms; whether it did. */
 static bool wait_for(bool (*pred)(void), int ms)
 {
-	int64_t deadline = now_ms() + ms;
+	int64_t deadline = cp_now_ms() + ms;
 
 	while (!pred()) {
-		if (now_ms() > deadline)
+		if (cp_now_ms() > deadline)
 			return false;
-		sleep_ms(50);
+		cp_sleep_ms(50);
 	}
 	return true;
 }
@@ -392,7 +377,7 @@ TEST_F_TIMEOUT(life, cprof_killed, 120)
 	ASSERT_LT(0, self->cprof);
 	ASSERT_TRUE(wait_for(recording, 10000));
 	ASSERT_EQ(0, cp_status_u64("target_pid", &target));
-	sleep_ms(500);
+	cp_sleep_ms(500);
 	ASSERT_EQ(0, kill(self->cprof, SIGKILL));
 	ASSERT_EQ(self->cprof, waitpid(self->cprof, NULL, 0));
 	self->cprof = 0;
@@ -404,7 +389,7 @@ TEST_F_TIMEOUT(life, cprof_killed, 120)
 	ASSERT_LT(0, self->cprof);
 	ASSERT_TRUE(wait_for(experimenting, 30000)) TH_LOG("no experiment started");
 	ASSERT_EQ(0, cp_status_u64("target_pid", &target));
-	sleep_ms(300);
+	cp_sleep_ms(300);
 	ASSERT_EQ(0, kill(self->cprof, SIGKILL));
 	ASSERT_EQ(self->cprof, waitpid(self->cprof, NULL, 0));
 	self->cprof = 0;

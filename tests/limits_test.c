@@ -20,26 +20,21 @@
 
 FIXTURE(limits) {
 	struct cp_target target;
-	pid_t pid, a, b;
-	unsigned long long start, end;
+	struct cp_causal c;	/* the causal target's ready line */
 	uint64_t min_pause, max_pause, max_exp;
 	char text[1 << 16];
 };
 
 FIXTURE_SETUP(limits)
 {
-	char path[PATH_MAX], out[256], cmd[128];
-	char *argv[] = { path, "spin", "0", NULL };
+	char path[PATH_MAX], cmd[128];
 
 	ASSERT_EQ(0, cp_session_reset());
 	ASSERT_EQ(0, cp_module_param_get("min_pause_us", &self->min_pause));
 	ASSERT_EQ(0, cp_module_param_get("max_pause_us", &self->max_pause));
 	ASSERT_EQ(0, cp_target_path("causal", path, sizeof(path)));
-	ASSERT_EQ(0, cp_target_spawn(&self->target, argv, false));
-	ASSERT_LT(0, cp_target_read(&self->target, out, sizeof(out), "\n", 10000));
-	ASSERT_EQ(5, sscanf(out, "ready %d %d %d %llx %llx", &self->pid, &self->a, &self->b,
-			    &self->start, &self->end));
-	snprintf(cmd, sizeof(cmd), "start pid=%d event=cpu-clock freq=1000", self->pid);
+	ASSERT_EQ(5, cp_causal_spawn(&self->target, path, "spin", "0", &self->c));
+	snprintf(cmd, sizeof(cmd), "start pid=%d event=cpu-clock freq=1000", self->c.pid);
 	ASSERT_EQ(0, cp_control(cmd));
 }
 
@@ -58,7 +53,7 @@ static int experiment_start(FIXTURE_DATA(limits) *self, unsigned int speedup)
 	char cmd[128];
 
 	snprintf(cmd, sizeof(cmd), "experiment start speedup=%u range=%d:0x%llx-0x%llx",
-		 speedup, self->pid, self->start, self->end);
+		 speedup, self->c.pid, self->c.start, self->c.end);
 	return cp_control(cmd);
 }
 
@@ -100,7 +95,7 @@ TEST_F_TIMEOUT(limits, payments, 60)
 	/* About 5 s: B owes 1.5 s after as much of A's time, then pays. */
 	for (looks = 0; looks < 500; looks++) {
 		nanosleep(&ts, NULL);
-		state = thread_state(self->pid, self->b, wchan, sizeof(wchan));
+		state = thread_state(self->c.pid, self->c.b, wchan, sizeof(wchan));
 		if (strcmp(wchan, "pay") && strcmp(wchan, "settle"))
 			continue;
 		paying++;
@@ -108,7 +103,7 @@ TEST_F_TIMEOUT(limits, payments, 60)
 	}
 	ASSERT_EQ(0, cp_control("experiment stop"));
 	ASSERT_EQ(0, cp_exp_read(self->text, sizeof(self->text)));
-	ASSERT_EQ(0, cp_exp_task(self->text, self->b, &local, &paid, &payments))
+	ASSERT_EQ(0, cp_exp_task(self->text, self->c.b, &local, &paid, &payments))
 		TH_LOG("B has no task line");
 	TH_LOG("B in a payment at %d of %d looks, %d of them in D state; paid %.3f s in %d payments",
 	       paying, looks, uninterruptible, paid / 1e9, payments);

@@ -6,12 +6,10 @@
  * uid/gid 65534, once with the module idle and once with a session running.
  */
 #include <fcntl.h>
-#include <grp.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <linux/capability.h>
@@ -20,35 +18,6 @@
 #include "helpers.h"
 
 #define NOBODY	65534
-
-/*
- * Become nobody: setuid() away from root clears every capability, unless
- * keep_perfmon asks to keep CAP_PERFMON (and only it) in effect.
- */
-static int drop_privileges(bool keep_perfmon)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3] = {};
-	struct __user_cap_data_struct want[_LINUX_CAPABILITY_U32S_3] = {};
-	int i;
-
-	if (keep_perfmon) {
-		want[CAP_TO_INDEX(CAP_PERFMON)].effective = CAP_TO_MASK(CAP_PERFMON);
-		want[CAP_TO_INDEX(CAP_PERFMON)].permitted = CAP_TO_MASK(CAP_PERFMON);
-		if (prctl(PR_SET_KEEPCAPS, 1))
-			return -errno;
-	}
-	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
-		return -errno;
-	if (keep_perfmon && syscall(SYS_capset, &hdr, want))
-		return -errno;
-	if (syscall(SYS_capget, &hdr, caps))
-		return -errno;
-	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
-		if (caps[i].effective != want[i].effective)
-			return -EPERM;
-	return getuid() == NOBODY && getgid() == NOBODY ? 0 : -EPERM;
-}
 
 FIXTURE(perm) {
 	pid_t pid;		/* the test process, not its unprivileged child */
@@ -97,26 +66,20 @@ FIXTURE_TEARDOWN(perm)
 	cp_kill(self->child);
 }
 
-/* Run fn in a child with dropped privileges; it passes or fails the test. */
+/*
+ * Run fn in a child that became nobody: setuid() away from root clears every
+ * capability, unless keep_perfmon asks to keep CAP_PERFMON (and only it).
+ * It passes or fails the test.
+ */
 static void as_nobody(struct __test_metadata *_metadata, bool keep_perfmon,
 		      void (*fn)(struct __test_metadata *, FIXTURE_DATA(perm) *,
 				 const FIXTURE_VARIANT(perm) *),
 		      FIXTURE_DATA(perm) *self, const FIXTURE_VARIANT(perm) *variant)
 {
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		ASSERT_EQ(0, drop_privileges(keep_perfmon));
+	CP_IN_CHILD("unprivileged child", {
+		ASSERT_EQ(0, cp_become(NOBODY, keep_perfmon ? 1ULL << CAP_PERFMON : 0, false));
 		fn(_metadata, self, variant);
-		_exit(_metadata->passed ? 0 : 1);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("unprivileged child crashed or asserted");
-	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("unprivileged child failed a check");
+	});
 }
 
 /* The fixture's session, if any, still runs; no other was started. */

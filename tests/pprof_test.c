@@ -20,6 +20,7 @@
 
 #include "kselftest_harness.h"
 #include "profile.pb-c.h"
+#include "helpers/path.h"
 #include "synth.h"
 
 typedef Perftools__Profiles__Profile Profile;
@@ -157,8 +158,8 @@ FIXTURE_SETUP(report)
 	char *argv[] = { "report", "-i", self->data, "--pprof", self->pb, NULL };
 	char *err = NULL;
 
-	ASSERT_EQ(0, synth_path("sym/symtarget", prog, sizeof(prog)));
-	ASSERT_EQ(0, synth_path("sym/libsymlib.so", lib, sizeof(lib)));
+	ASSERT_EQ(0, cp_build_path("sym/symtarget", prog, sizeof(prog)));
+	ASSERT_EQ(0, cp_build_path("sym/libsymlib.so", lib, sizeof(lib)));
 	ASSERT_EQ(0, synth_probe(prog, lib, &self->run));
 	self->main_p = synth_find_probe(&self->run, "main");
 	self->lib_p = synth_find_probe(&self->run, "lib");
@@ -346,7 +347,7 @@ TEST_F(report, gzip_and_protoc)
 	free(data);
 	if (system("command -v protoc > /dev/null 2>&1"))
 		SKIP(return, "no protoc");
-	synth_path("../../user/profile.proto", proto, sizeof(proto));
+	cp_build_path("../../user/profile.proto", proto, sizeof(proto));
 	ASSERT_EQ(0, access(proto, R_OK));
 	snprintf(cmd, sizeof(cmd),
 		 "gzip -dc '%s' | protoc --decode=perftools.profiles.Profile -I \"$(dirname '%s')\" profile.proto",
@@ -550,10 +551,10 @@ static int two_images_setup(struct two_images *t)
 	char prog[PATH_MAX], lib[PATH_MAX];
 
 	strcpy(t->dir, "/tmp/pprof_test.XXXXXX");
-	if (!mkdtemp(t->dir) || synth_path("sym/libsymlib.so", lib, sizeof(lib)) ||
-	    synth_path("sym/symtarget-nopie", prog, sizeof(prog)) ||
+	if (!mkdtemp(t->dir) || cp_build_path("sym/libsymlib.so", lib, sizeof(lib)) ||
+	    cp_build_path("sym/symtarget-nopie", prog, sizeof(prog)) ||
 	    synth_probe(prog, lib, &t->old) ||
-	    synth_path("sym/symtarget", prog, sizeof(prog)) || synth_probe(prog, lib, &t->new))
+	    cp_build_path("sym/symtarget", prog, sizeof(prog)) || synth_probe(prog, lib, &t->new))
 		return -1;
 	snprintf(t->data, sizeof(t->data), "%s/x.data", t->dir);
 	snprintf(t->pb, sizeof(t->pb), "%s/x.pb.gz", t->dir);
@@ -815,7 +816,7 @@ TEST(stripped_code)
 	struct synth s;
 	Profile *p;
 
-	ASSERT_EQ(0, synth_path("sym/stripme-stripped", m.path, sizeof(m.path)));
+	ASSERT_EQ(0, cp_build_path("sym/stripme-stripped", m.path, sizeof(m.path)));
 	ASSERT_NE(NULL, mkdtemp(dir));
 	snprintf(data, sizeof(data), "%s/s.data", dir);
 	snprintf(pb, sizeof(pb), "%s/s.pb.gz", dir);

@@ -23,6 +23,7 @@
 #include "kselftest_harness.h"
 #include "lines.h"
 #include "probes.h"
+#include "helpers/path.h"
 #include "synth.h"
 
 #define MAX_LOCS	16
@@ -35,7 +36,7 @@ static int prog(const char *name, char *path)
 	char rel[64];
 
 	snprintf(rel, sizeof(rel), "probes/%s", name);
-	return synth_path(rel, path, PATH_MAX);
+	return cp_build_path(rel, path, PATH_MAX);
 }
 
 /* tests/probes/@file (the source) into @path (PATH_MAX). */

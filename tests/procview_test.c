@@ -28,31 +28,26 @@
 FIXTURE(view) {
 	pid_t self_pid;		/* the test process, not its children */
 	struct cp_target target;
-	pid_t pid, a, b;
-	unsigned long long start, end;
+	struct cp_causal c;	/* the causal target's ready line */
 	char path[PATH_MAX];
 	char text[1 << 16];
 };
 
 FIXTURE_SETUP(view)
 {
-	char out[256], cmd[PATH_MAX + 128];
-	char *argv[] = { self->path, "spin", "0", NULL };
+	char cmd[PATH_MAX + 128];
 	uint64_t off;
 
 	self->self_pid = getpid();
 	ASSERT_EQ(0, cp_session_reset());
 	ASSERT_EQ(0, cp_target_path("causal", self->path, sizeof(self->path)));
-	ASSERT_EQ(0, cp_target_spawn(&self->target, argv, false));
-	ASSERT_LT(0, cp_target_read(&self->target, out, sizeof(out), "\n", 10000));
-	ASSERT_EQ(5, sscanf(out, "ready %d %d %d %llx %llx", &self->pid, &self->a, &self->b,
-			    &self->start, &self->end));
-	snprintf(cmd, sizeof(cmd), "start pid=%d event=cpu-clock freq=1000", self->pid);
+	ASSERT_EQ(5, cp_causal_spawn(&self->target, self->path, "spin", "0", &self->c));
+	snprintf(cmd, sizeof(cmd), "start pid=%d event=cpu-clock freq=1000", self->c.pid);
 	ASSERT_EQ(0, cp_control(cmd));
 	snprintf(cmd, sizeof(cmd), "experiment start speedup=0 range=%d:0x%llx-0x%llx",
-		 self->pid, self->start, self->end);
+		 self->c.pid, self->c.start, self->c.end);
 	ASSERT_EQ(0, cp_control(cmd));
-	ASSERT_EQ(0, cp_file_offset(self->pid, self->start, &off));
+	ASSERT_EQ(0, cp_file_offset(self->c.pid, self->c.start, &off));
 	snprintf(cmd, sizeof(cmd), "progress add id=7 kind=throughput path=%s offset=0x%llx",
 		 self->path, (unsigned long long)off);
 	ASSERT_EQ(0, cp_control(cmd));
@@ -68,21 +63,6 @@ FIXTURE_TEARDOWN(view)
 	cp_target_kill(&self->target);
 }
 
-/* The whole file at path into buf, NUL-terminated, with a '\n' in front. */
-static int slurp(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f)
-		return -errno;
-	buf[0] = '\n';
-	n = fread(buf + 1, 1, size - 2, f);
-	fclose(f);
-	buf[n + 1] = '\0';
-	return 0;
-}
-
 /* The line "task: TID ..." of tid is there. */
 static bool has_task(const char *text, pid_t tid)
 {
@@ -96,13 +76,13 @@ TEST_F(view, privileged)
 {
 	char range[128];
 
-	ASSERT_EQ(0, slurp(CP_EXPERIMENT, self->text, sizeof(self->text)));
-	snprintf(range, sizeof(range), "\nrange: %d:0x%llx-0x%llx\n", self->pid, self->start,
-		 self->end);
+	ASSERT_EQ(0, cp_exp_read(self->text, sizeof(self->text)));
+	snprintf(range, sizeof(range), "\nrange: %d:0x%llx-0x%llx\n", self->c.pid, self->c.start,
+		 self->c.end);
 	EXPECT_NE(NULL, strstr(self->text, range)) TH_LOG("%s", self->text);
-	EXPECT_TRUE(has_task(self->text, self->a));
-	EXPECT_TRUE(has_task(self->text, self->b));
-	ASSERT_EQ(0, slurp(CP_PROGRESS, self->text, sizeof(self->text)));
+	EXPECT_TRUE(has_task(self->text, self->c.a));
+	EXPECT_TRUE(has_task(self->text, self->c.b));
+	ASSERT_EQ(0, cp_read_text(CP_PROGRESS, self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, " path=")) TH_LOG("%s", self->text);
 	EXPECT_NE(NULL, strstr(self->text, " offset=0x"));
 }
@@ -111,20 +91,7 @@ TEST_F(view, privileged)
 static void in_child(struct __test_metadata *_metadata, FIXTURE_DATA(view) *self,
 		     void (*fn)(struct __test_metadata *, FIXTURE_DATA(view) *))
 {
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		fn(_metadata, self);
-		_exit(_metadata->passed ? 0 : 1);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("the child crashed or asserted");
-	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("the child failed a check");
+	CP_IN_CHILD("the child", fn(_metadata, self));
 }
 
 static void nobody_reads(struct __test_metadata *_metadata, FIXTURE_DATA(view) *self)
@@ -132,12 +99,12 @@ static void nobody_reads(struct __test_metadata *_metadata, FIXTURE_DATA(view) *
 	int64_t hits;
 
 	ASSERT_EQ(0, cp_become(NOBODY, 0, false));
-	ASSERT_EQ(0, slurp(CP_EXPERIMENT, self->text, sizeof(self->text)));
+	ASSERT_EQ(0, cp_exp_read(self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, "\nstate: running\n"));
 	EXPECT_EQ(0, cp_exp_i64(self->text, "hits", &hits));
 	EXPECT_EQ(NULL, strstr(self->text, "\nrange:")) TH_LOG("code addresses shown");
 	EXPECT_EQ(NULL, strstr(self->text, "\ntask:")) TH_LOG("thread ids shown");
-	ASSERT_EQ(0, slurp(CP_PROGRESS, self->text, sizeof(self->text)));
+	ASSERT_EQ(0, cp_read_text(CP_PROGRESS, self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, "\nid=7 kind=throughput")) TH_LOG("%s", self->text);
 	EXPECT_EQ(NULL, strstr(self->text, "path=")) TH_LOG("the probed path shown");
 	EXPECT_EQ(NULL, strstr(self->text, "offset=")) TH_LOG("the probed offset shown");
@@ -166,12 +133,12 @@ static void other_ns_reads(struct __test_metadata *_metadata, FIXTURE_DATA(view)
 		return;
 	}
 	ASSERT_EQ(1, getpid());
-	ASSERT_EQ(0, slurp(CP_EXPERIMENT, self->text, sizeof(self->text)));
-	snprintf(range, sizeof(range), "\nrange: %d:", self->pid);
+	ASSERT_EQ(0, cp_exp_read(self->text, sizeof(self->text)));
+	snprintf(range, sizeof(range), "\nrange: %d:", self->c.pid);
 	EXPECT_EQ(NULL, strstr(self->text, range)) TH_LOG("a pid of another namespace");
 	EXPECT_NE(NULL, strstr(self->text, "\nrange: 0:")) TH_LOG("%s", self->text);
-	EXPECT_FALSE(has_task(self->text, self->a));
-	EXPECT_FALSE(has_task(self->text, self->b));
+	EXPECT_FALSE(has_task(self->text, self->c.a));
+	EXPECT_FALSE(has_task(self->text, self->c.b));
 	EXPECT_EQ(NULL, strstr(self->text, "\ntask:")) TH_LOG("%s", self->text);
 	ASSERT_EQ(0, cp_status_get("target_pid", target, sizeof(target)));
 	EXPECT_STREQ("0", target);

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "kselftest_harness.h"
+#include "helpers/path.h"
 #include "profile.pb-c.h"
 #include "synth.h"
 
@@ -42,8 +43,8 @@ FIXTURE_SETUP(input)
 	uint64_t off;
 	uint32_t size;
 
-	ASSERT_EQ(0, synth_path("sym/symtarget", prog, sizeof(prog)));
-	ASSERT_EQ(0, synth_path("sym/libsymlib.so", lib, sizeof(lib)));
+	ASSERT_EQ(0, cp_build_path("sym/symtarget", prog, sizeof(prog)));
+	ASSERT_EQ(0, cp_build_path("sym/libsymlib.so", lib, sizeof(lib)));
 	ASSERT_EQ(0, synth_probe(prog, lib, &run));
 	strcpy(self->dir, "/tmp/report_input_test.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));

@@ -34,6 +34,7 @@
 #include "kselftest_harness.h"
 #include "perfmap.h"
 #include "symbolize.h"
+#include "helpers/path.h"
 #include "synth.h"
 
 static const char *base(const char *path)
@@ -73,8 +74,8 @@ static void check_inline(struct __test_metadata *_metadata, const char *prog, co
 	const char *file;
 	int n;
 
-	ASSERT_EQ(0, synth_path(prog, path, sizeof(path)));
-	ASSERT_EQ(0, synth_path("sym/libsymlib.so", lib, sizeof(lib)));
+	ASSERT_EQ(0, cp_build_path(prog, path, sizeof(path)));
+	ASSERT_EQ(0, cp_build_path("sym/libsymlib.so", lib, sizeof(lib)));
 	ASSERT_EQ(0, synth_probe(path, lib, &run));
 	p = synth_find_probe(&run, kind);
 	ASSERT_NE(NULL, p);
@@ -131,8 +132,8 @@ TEST(libc_function)
 	const char *file;
 	int n;
 
-	ASSERT_EQ(0, synth_path("sym/symtarget", path, sizeof(path)));
-	synth_path("sym/libsymlib.so", lib, sizeof(lib));
+	ASSERT_EQ(0, cp_build_path("sym/symtarget", path, sizeof(path)));
+	cp_build_path("sym/libsymlib.so", lib, sizeof(lib));
 	ASSERT_EQ(0, synth_probe(path, lib, &run));
 	p = synth_find_probe(&run, "libc");
 	ASSERT_NE(NULL, p);
@@ -158,7 +159,7 @@ TEST(go_function)
 	const char *file;
 	int n;
 
-	if (synth_path("targets/gobusy", path, sizeof(path)))
+	if (cp_build_path("targets/gobusy", path, sizeof(path)))
 		SKIP(return, "no build/tests/targets/gobusy (go not installed at build time)");
 	ASSERT_EQ(0, synth_probe(path, NULL, &run));
 	p = synth_find_probe(&run, "go");
@@ -189,8 +190,8 @@ TEST(build_id_mismatch)
 	size_t len = 0;
 	FILE *warn;
 
-	ASSERT_EQ(0, synth_path("sym/symtarget", path, sizeof(path)));
-	synth_path("sym/libsymlib.so", lib, sizeof(lib));
+	ASSERT_EQ(0, cp_build_path("sym/symtarget", path, sizeof(path)));
+	cp_build_path("sym/libsymlib.so", lib, sizeof(lib));
 	ASSERT_EQ(0, synth_probe(path, lib, &run));
 	p = synth_find_probe(&run, "main");
 	ASSERT_NE(NULL, p);
@@ -222,7 +223,7 @@ TEST(nothing_there)
 	char path[PATH_MAX], dir[] = "/tmp/symbolize_test.XXXXXX", fifo[64];
 	struct cp_symbolizer *sym;
 
-	ASSERT_EQ(0, synth_path("sym/symtarget", path, sizeof(path)));
+	ASSERT_EQ(0, cp_build_path("sym/symtarget", path, sizeof(path)));
 	sym = cp_sym_new(NULL, NULL);
 	ASSERT_NE(NULL, sym);
 	EXPECT_EQ(0, cp_sym_lookup(cp_sym_file(sym, path), 1ULL << 40, fr, CP_SYM_MAX_FRAMES));
@@ -296,9 +297,9 @@ TEST(stripped_program)
 	char hex[2 * CP_BUILD_ID_MAX + 1];
 	int len, i;
 
-	ASSERT_EQ(0, synth_path("sym/stripme", full, sizeof(full)));
-	ASSERT_EQ(0, synth_path("sym/stripme-stripped", path, sizeof(path)));
-	ASSERT_EQ(0, synth_path("sym/stripme.debug", debug, sizeof(debug)));
+	ASSERT_EQ(0, cp_build_path("sym/stripme", full, sizeof(full)));
+	ASSERT_EQ(0, cp_build_path("sym/stripme-stripped", path, sizeof(path)));
+	ASSERT_EQ(0, cp_build_path("sym/stripme.debug", debug, sizeof(debug)));
 	a = sym_offset(full, "spin_a");
 	b = sym_offset(full, "spin_b");
 	ASSERT_NE(0, a);
@@ -394,10 +395,10 @@ TEST(gnu_debuglink)
 	char cmd[4 * PATH_MAX], prog[PATH_MAX], other[PATH_MAX];
 	uint64_t a;
 
-	ASSERT_EQ(0, synth_path("sym/stripme", full, sizeof(full)));
-	ASSERT_EQ(0, synth_path("sym/stripme-linked", linked, sizeof(linked)));
-	ASSERT_EQ(0, synth_path("sym/symtarget", other, sizeof(other)));
-	ASSERT_EQ(0, synth_path("sym/stripme.debug", debug, sizeof(debug)));
+	ASSERT_EQ(0, cp_build_path("sym/stripme", full, sizeof(full)));
+	ASSERT_EQ(0, cp_build_path("sym/stripme-linked", linked, sizeof(linked)));
+	ASSERT_EQ(0, cp_build_path("sym/symtarget", other, sizeof(other)));
+	ASSERT_EQ(0, cp_build_path("sym/stripme.debug", debug, sizeof(debug)));
 	a = sym_offset(full, "spin_a");
 	ASSERT_NE(0, a);
 	ASSERT_EQ(0, sym_offset(linked, "spin_a"));
@@ -524,9 +525,9 @@ TEST(debuginfod)
 	if (!lib)
 		SKIP(return, "no libdebuginfod.so.1: %s", dlerror());
 	dlclose(lib);
-	ASSERT_EQ(0, synth_path("sym/stripme", full, sizeof(full)));
-	ASSERT_EQ(0, synth_path("sym/stripme-stripped", path, sizeof(path)));
-	ASSERT_EQ(0, synth_path("sym/stripme.debug", debug, sizeof(debug)));
+	ASSERT_EQ(0, cp_build_path("sym/stripme", full, sizeof(full)));
+	ASSERT_EQ(0, cp_build_path("sym/stripme-stripped", path, sizeof(path)));
+	ASSERT_EQ(0, cp_build_path("sym/stripme.debug", debug, sizeof(debug)));
 	a = sym_offset(full, "spin_a");
 	ASSERT_NE(0, a);
 	ASSERT_LT(0, build_id_hex(path, hex));
@@ -569,8 +570,8 @@ TEST(libc_debug_package)
 	uint64_t off, o, inl = 0;
 	int n, pass;
 
-	ASSERT_EQ(0, synth_path("sym/symtarget", path, sizeof(path)));
-	synth_path("sym/libsymlib.so", lib, sizeof(lib));
+	ASSERT_EQ(0, cp_build_path("sym/symtarget", path, sizeof(path)));
+	cp_build_path("sym/libsymlib.so", lib, sizeof(lib));
 	ASSERT_EQ(0, synth_probe(path, lib, &run));
 	p = synth_find_probe(&run, "libc");
 	ASSERT_NE(NULL, p);
@@ -639,7 +640,7 @@ TEST(demangled)
 	EXPECT_STREQ("main", cp_sym_demangle(sym, "main"));
 	EXPECT_STREQ("_Rnot_mangled", cp_sym_demangle(sym, "_Rnot_mangled"));
 
-	ASSERT_EQ(0, synth_path("sym/cxxhot", path, sizeof(path)));
+	ASSERT_EQ(0, cp_build_path("sym/cxxhot", path, sizeof(path)));
 	off = sym_offset(path, "_Z14accumulate_hotIdET_PKS0_m");
 	ASSERT_NE(0, off);
 	n = cp_sym_lookup(cp_sym_file(sym, path), off + 4, fr, CP_SYM_MAX_FRAMES);

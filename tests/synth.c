@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,25 +19,12 @@
 #include <sys/wait.h>
 #include <zlib.h>
 
+#include "helpers/path.h"
 #include "synth.h"
 
 /* A stream record's body, after the header cp_rec_putv() writes. */
 #define BODY(rec) { .iov_base = (char *)&(rec) + sizeof((rec).hdr),	\
 		    .iov_len = sizeof(rec) - sizeof((rec).hdr) }
-
-int synth_path(const char *name, char *path, size_t size)
-{
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return -errno;
-	exe[n] = '\0';
-	if ((size_t)snprintf(path, size, "%s/%s", dirname(exe), name) >= size)
-		return -ENAMETOOLONG;
-	return access(path, X_OK) ? -errno : 0;
-}
 
 static void parse_line(struct sym_run *run, const char *line)
 {
@@ -350,7 +336,7 @@ static const char *cprof_path(char *buf, size_t size)
 
 	if (env && *env)
 		return env;
-	if (synth_path("../../user/cprof", buf, size))
+	if (cp_build_path("../../user/cprof", buf, size))
 		return "cprof";
 	return buf;
 }

@@ -35,8 +35,6 @@ struct sym_run {
 	int nr_maps;
 };
 
-/* build/tests/NAME (next to the test binary), checked executable. */
-int synth_path(const char *name, char *path, size_t size);
 /* Runs PROG probe [ARG] and parses what it prints. */
 int synth_probe(const char *prog, const char *arg, struct sym_run *run);
 const struct sym_probe *synth_find_probe(const struct sym_run *run, const char *kind);

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The family's commands over the raw client: status, sessions with
+ * events, experiments and progress points, and recording a target.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "helpers.h"
+#include "internal.h"
+
+static int parse_stats(const struct nlattr *nest, struct cp_nl_status *st)
+{
+	const struct nlattr *tb[CAUSALPROF_STAT_MAX + 1];
+	int i, ret;
+
+	ret = cp_nla_parse(tb, CAUSALPROF_STAT_MAX, cp_nla_data(nest), cp_nla_len(nest));
+	if (ret)
+		return ret;
+	for (i = CAUSALPROF_STAT_PAD + 1; i <= CAUSALPROF_STAT_MAX; i++) {
+		if (!tb[i])
+			continue;
+		ret = cp_nla_get(tb[i], &st->stats[i], sizeof(st->stats[i]));
+		if (ret)
+			return ret;
+		st->stat_attrs |= 1U << i;
+	}
+	return 0;
+}
+
+int cp_nl_get_status(struct cp_nl *nl, struct cp_nl_status *st)
+{
+	char buf[NL_BUF_SIZE] __attribute__((aligned(NLA_ALIGNTO)));
+	const struct nlattr *tb[CAUSALPROF_A_MAX + 1];
+	const struct {
+		int type;
+		void *val;
+		size_t size;
+	} fixed[] = {
+		{ CAUSALPROF_A_STATE, &st->state, sizeof(st->state) },
+		{ CAUSALPROF_A_SESSION_ID, &st->session_id, sizeof(st->session_id) },
+		{ CAUSALPROF_A_OWNER_PORTID, &st->owner_portid, sizeof(st->owner_portid) },
+		{ CAUSALPROF_A_OWNER, &st->owner, sizeof(st->owner) },
+		{ CAUSALPROF_A_TARGET_PID, &st->target_pid, sizeof(st->target_pid) },
+		{ CAUSALPROF_A_FLAGS, &st->flags, sizeof(st->flags) },
+	};
+	const struct nlattr *ver;
+	size_t i;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	ret = cp_nl_request(nl, CAUSALPROF_CMD_GET_STATUS, NULL, 0, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	ret = cp_nla_parse(tb, CAUSALPROF_A_MAX, buf, ret);
+	if (ret)
+		return ret;
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		if (!tb[fixed[i].type])
+			continue;
+		ret = cp_nla_get(tb[fixed[i].type], fixed[i].val, fixed[i].size);
+		if (ret)
+			return ret;
+		st->attrs |= 1U << fixed[i].type;
+	}
+	ver = tb[CAUSALPROF_A_VERSION];
+	if (ver) {
+		/* NLA_NUL_STRING: the terminating NUL is part of the attribute */
+		if (!cp_nla_len(ver) || cp_nla_len(ver) > sizeof(st->version) ||
+		    ((const char *)cp_nla_data(ver))[cp_nla_len(ver) - 1])
+			return -EPROTO;
+		memcpy(st->version, cp_nla_data(ver), cp_nla_len(ver));
+		st->attrs |= 1U << CAUSALPROF_A_VERSION;
+	}
+	if (tb[CAUSALPROF_A_STATS]) {
+		ret = parse_stats(tb[CAUSALPROF_A_STATS], st);
+		if (ret)
+			return ret;
+		st->attrs |= 1U << CAUSALPROF_A_STATS;
+	}
+	return 0;
+}
+
+static size_t put_event(void *buf, size_t off, const struct cp_nl_event *ev)
+{
+	size_t start;
+
+	off = cp_nla_nest_start(buf, off, CAUSALPROF_EVENTS_A_EVENT, &start);
+	off = cp_nla_put(buf, off, CAUSALPROF_EV_A_TYPE, &ev->type, sizeof(ev->type));
+	off = cp_nla_put(buf, off, CAUSALPROF_EV_A_CONFIG, &ev->config, sizeof(ev->config));
+	if (ev->period)
+		off = cp_nla_put(buf, off, CAUSALPROF_EV_A_PERIOD, &ev->period, sizeof(ev->period));
+	if (ev->freq)
+		off = cp_nla_put(buf, off, CAUSALPROF_EV_A_FREQ, &ev->freq, sizeof(ev->freq));
+	if (ev->name)
+		off = cp_nla_put(buf, off, CAUSALPROF_EV_A_NAME, ev->name, strlen(ev->name) + 1);
+	cp_nla_nest_end(buf, start, off);
+	return off;
+}
+
+/*
+ * pid 0: no CAUSALPROF_A_TARGET_PID; flags 0: no CAUSALPROF_A_FLAGS; nr 0: no
+ * CAUSALPROF_A_EVENTS. With a stream attached, the stream learns the id.
+ */
+int cp_nl_start_events(struct cp_nl *nl, uint32_t pid, uint32_t flags,
+		       const struct cp_nl_event *evs, unsigned int nr, uint64_t *id)
+{
+	char attrs[4096] __attribute__((aligned(NLA_ALIGNTO)));
+	char reply[256] __attribute__((aligned(NLA_ALIGNTO)));
+	const struct nlattr *tb[CAUSALPROF_A_MAX + 1];
+	size_t len = 0, start;
+	unsigned int i;
+	int ret;
+
+	if (nr > 16)
+		return -E2BIG;	/* more than attrs holds; the kernel allows 8 */
+	if (pid)
+		len = cp_nla_put(attrs, len, CAUSALPROF_A_TARGET_PID, &pid, sizeof(pid));
+	if (flags)
+		len = cp_nla_put(attrs, len, CAUSALPROF_A_FLAGS, &flags, sizeof(flags));
+	if (nr) {
+		len = cp_nla_nest_start(attrs, len, CAUSALPROF_A_EVENTS, &start);
+		for (i = 0; i < nr; i++)
+			len = put_event(attrs, len, &evs[i]);
+		cp_nla_nest_end(attrs, start, len);
+	}
+	ret = cp_nl_request(nl, CAUSALPROF_CMD_SESSION_START, attrs, len, reply, sizeof(reply));
+	if (ret < 0)
+		return ret;
+	ret = cp_nla_parse(tb, CAUSALPROF_A_MAX, reply, ret);
+	if (ret)
+		return ret;
+	if (!tb[CAUSALPROF_A_SESSION_ID])
+		return -EPROTO;
+	ret = cp_nla_get(tb[CAUSALPROF_A_SESSION_ID], id, sizeof(*id));
+	if (ret || !nl->stream)
+		return ret;
+	/* Batches that came before the reply are checked against the id now. */
+	nl->stream->session_id = *id;
+	if (nl->stream->first_id && nl->stream->first_id != *id)
+		nl->stream->foreign++;
+	return 0;
+}
+
+int cp_nl_start(struct cp_nl *nl, uint32_t pid, uint32_t flags, uint64_t *id)
+{
+	return cp_nl_start_events(nl, pid, flags, NULL, 0, id);
+}
+
+int cp_nl_stop(struct cp_nl *nl)
+{
+	int ret = cp_nl_request(nl, CAUSALPROF_CMD_SESSION_STOP, NULL, 0, NULL, 0);
+
+	return ret < 0 ? ret : 0;
+}
+
+int cp_nl_wait_state(struct cp_nl *nl, uint32_t state, int timeout_ms)
+{
+	int64_t deadline = cp_now_ms() + timeout_ms;
+	struct cp_nl_status st;
+	int ret;
+
+	for (;;) {
+		ret = cp_nl_get_status(nl, &st);
+		if (ret)
+			return ret;
+		if (st.state == state)
+			return 0;
+		if (cp_now_ms() > deadline)
+			return -ETIMEDOUT;
+		cp_sleep_ms(10);
+	}
+}
+
+/* Receive records until the target exits (and reap it), bounded. */
+int cp_nl_pump_until_exit(struct cp_nl *nl, struct cp_target *t, int timeout_ms)
+{
+	int64_t deadline = cp_now_ms() + timeout_ms;
+	int ret;
+
+	for (;;) {
+		ret = cp_target_wait(t, 0);
+		if (ret != -ETIMEDOUT)
+			return ret;
+		if (cp_now_ms() > deadline)
+			return -ETIMEDOUT;
+		ret = cp_nl_pump(nl, 20);
+		if (ret)
+			return ret;
+	}
+}
+
+/* Stop the session and receive the rest of its records, up to its END. */
+int cp_nl_finish(struct cp_nl *nl, int timeout_ms)
+{
+	int ret;
+
+	ret = cp_nl_stop(nl);
+	if (ret)
+		return ret;
+	ret = cp_nl_pump(nl, timeout_ms);
+	if (ret)
+		return ret;
+	return nl->stream && !nl->stream->ended ? -ETIMEDOUT : 0;
+}
+
+/*
+ * What cprof record does, for a test: spawn argv held, start a session on
+ * it, release it, receive records until it exits (and reap it), then stop
+ * the session and receive the rest, up to its END record.
+ */
+int cp_record(struct cp_nl *nl, struct cp_target *t, char *const argv[], uint32_t flags,
+	      const struct cp_nl_event *evs, unsigned int nr, int timeout_ms)
+{
+	uint64_t id;
+	int ret;
+
+	ret = cp_target_spawn(t, argv, true);
+	if (ret)
+		return ret;
+	ret = cp_nl_start_events(nl, t->pid, flags, evs, nr, &id);
+	if (ret)
+		return ret;
+	ret = cp_target_release(t);
+	if (ret)
+		return ret;
+	ret = cp_nl_pump_until_exit(nl, t, timeout_ms);
+	if (ret)
+		return ret;
+	return cp_nl_finish(nl, CP_WAIT_MS);
+}
+
+int cp_nl_experiment_start(struct cp_nl *nl, uint32_t speedup, const struct cp_nl_range *r,
+			   unsigned int nr)
+{
+	char attrs[4096] __attribute__((aligned(NLA_ALIGNTO)));
+	size_t len = 0, exp, range;
+	unsigned int i;
+	int ret;
+
+	if (nr > 64)
+		return -E2BIG;	/* more than attrs holds; the kernel allows 16 */
+	len = cp_nla_nest_start(attrs, len, CAUSALPROF_A_EXPERIMENT, &exp);
+	len = cp_nla_put(attrs, len, CAUSALPROF_EXP_A_SPEEDUP, &speedup, sizeof(speedup));
+	for (i = 0; i < nr; i++) {
+		len = cp_nla_nest_start(attrs, len, CAUSALPROF_EXP_A_RANGE, &range);
+		len = cp_nla_put(attrs, len, CAUSALPROF_RANGE_A_PID, &r[i].pid, sizeof(r[i].pid));
+		len = cp_nla_put(attrs, len, CAUSALPROF_RANGE_A_START, &r[i].start,
+				 sizeof(r[i].start));
+		len = cp_nla_put(attrs, len, CAUSALPROF_RANGE_A_END, &r[i].end, sizeof(r[i].end));
+		cp_nla_nest_end(attrs, range, len);
+	}
+	cp_nla_nest_end(attrs, exp, len);
+	ret = cp_nl_request(nl, CAUSALPROF_CMD_EXPERIMENT_START, attrs, len, NULL, 0);
+	return ret < 0 ? ret : 0;
+}
+
+int cp_nl_experiment_stop(struct cp_nl *nl)
+{
+	int ret = cp_nl_request(nl, CAUSALPROF_CMD_EXPERIMENT_STOP, NULL, 0, NULL, 0);
+
+	return ret < 0 ? ret : 0;
+}
+
+int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+		       uint64_t offset, uint64_t end_offset)
+{
+	char attrs[NL_BUF_SIZE / 2] __attribute__((aligned(NLA_ALIGNTO)));
+	size_t len = 0, pp, plen = strlen(path) + 1;
+	int ret;
+
+	if (plen > sizeof(attrs) - 256)
+		return -ENAMETOOLONG;
+	len = cp_nla_nest_start(attrs, len, CAUSALPROF_A_PROGRESS, &pp);
+	len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_ID, &id, sizeof(id));
+	len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_KIND, &kind, sizeof(kind));
+	len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_PATH, path, plen);
+	len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_OFFSET, &offset, sizeof(offset));
+	if (end_offset)
+		len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_END_OFFSET, &end_offset,
+				 sizeof(end_offset));
+	cp_nla_nest_end(attrs, pp, len);
+	ret = cp_nl_request(nl, CAUSALPROF_CMD_PROGRESS_ADD, attrs, len, NULL, 0);
+	return ret < 0 ? ret : 0;
+}
+
+int cp_nl_progress_del(struct cp_nl *nl, uint32_t id)
+{
+	char attrs[64] __attribute__((aligned(NLA_ALIGNTO)));
+	size_t len = 0, pp;
+	int ret;
+
+	len = cp_nla_nest_start(attrs, len, CAUSALPROF_A_PROGRESS, &pp);
+	len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_ID, &id, sizeof(id));
+	cp_nla_nest_end(attrs, pp, len);
+	ret = cp_nl_request(nl, CAUSALPROF_CMD_PROGRESS_DEL, attrs, len, NULL, 0);
+	return ret < 0 ? ret : 0;
+}
+
+int cp_nl_wait_experiments(struct cp_nl *nl, size_t n, int timeout_ms)
+{
+	int64_t deadline = cp_now_ms() + timeout_ms;
+	int ret;
+
+	if (!nl->stream)
+		return -EINVAL;
+	while (nl->stream->experiments < n) {
+		if (nl->stream->ended || cp_now_ms() > deadline)
+			return -ETIMEDOUT;
+		ret = cp_nl_pump(nl, 20);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The owner's child: a session with stacks on pid, its result and port id
+ * to fd; then it receives its records, or lets them pile up, until killed.
+ */
+static void __attribute__((noreturn)) owner_main(pid_t pid, unsigned int freq, bool reads,
+						 int fd)
+{
+	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(freq);
+	struct cp_stream stream = {};
+	struct cp_nl nl;
+	uint64_t id;
+	int ret;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	ret = cp_nl_open(&nl);
+	if (!ret)
+		/*
+		 * The owner that stops reading still needs room for the START
+		 * reply and its ACK behind the first stream records.
+		 */
+		ret = cp_nl_set_rcvbuf(&nl, reads ? 32 << 20 : 256 << 10);
+	if (!ret)
+		ret = cp_nl_start_events(&nl, pid, CP_F_STACKS, &ev, 1, &id);
+	if (write(fd, &ret, sizeof(ret)) != sizeof(ret) || ret ||
+	    write(fd, &nl.portid, sizeof(nl.portid)) != sizeof(nl.portid))
+		_exit(1);
+	nl.stream = &stream;
+	for (;;) {
+		if (reads)
+			cp_nl_pump(&nl, 1000);
+		else
+			pause();
+	}
+}
+
+pid_t cp_owner_spawn(pid_t pid, unsigned int freq, bool reads, int fd)
+{
+	pid_t owner = fork();
+
+	if (owner < 0)
+		return -errno;
+	if (!owner)
+		owner_main(pid, freq, reads, fd);
+	return owner;
+}
