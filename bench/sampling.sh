@@ -1,14 +1,31 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sampling overhead: a CPU-bound workload (a thread per CPU) run
-# unprofiled, under "cprof record" and under "perf record" at the same
-# event (cpu-clock), rate and call-graph setting, at 1 kHz and 10 kHz, and
-# with only the cpu-clock timers ticking (a session on a sleeping process:
-# the part of any cpu-clock sampler's overhead that no sampler can avoid). Runs are interleaved
-# (the order rotates every repetition) and medians are compared, since TCG
-# timings vary by about 10 % from run to run. The workload times its own
-# work, so perf's start-up (~9 s in the VM) is not counted.
+# Sampling overhead, stage by stage: a CPU-bound workload (a thread per
+# CPU) run unprofiled, then under more and more of cprof's pipeline, and
+# under "perf record" at the same event (cpu-clock), rate and call-graph
+# setting, at 1 kHz and 10 kHz. The stages, each one adding a step:
+#
+#   ticks     only the cpu-clock timers ticking: a session on a sleeping
+#             process, every tick finds a non-target and returns (the part
+#             of any cpu-clock sampler's overhead that no sampler can avoid)
+#   handler   cprof record --no-callchain, the module's discard_samples=1:
+#             the overflow handler writes stackless records into the ring,
+#             the drains skip them unread
+#   ring      cprof record with stacks, discard_samples=1: the stack walk
+#             and the record written to the ring, skipped unread
+#   netlink   cprof record -o /dev/null: drained into netlink messages,
+#             received and parsed by cprof, its stdio writes going to
+#             /dev/null, which keeps nothing
+#   cprof     cprof record -o FILE: the whole recording
+#   perf      perf record -g
+#
+# Runs are interleaved (the order rotates every repetition) and medians are
+# compared, since TCG timings vary by about 10 % from run to run. The
+# workload times its own work, so perf's start-up (~9 s in the VM) is not
+# counted. Samples per run are the module's counters (/proc/causalprof/
+# status) before and after; the ticks stage's are the handler stage's,
+# scaled to its run time.
 #
 # Env: CAUSALPROF_REPO, CAUSALPROF_KO, CPROF (set by the VM harness);
 # REPS (default 7), ITERS (default 150000000), THREADS (default: the
@@ -20,33 +37,53 @@ reps=${REPS:-7}
 iters=${ITERS:-150000000}
 threads=${THREADS:-$(nproc)}
 tmp=$(mktemp -d)
+modes="base ticks handler ring netlink cprof perf"
+discard=/sys/module/causalprof/parameters/discard_samples
 
 grep -q '^causalprof ' /proc/modules || insmod "${CAUSALPROF_KO:?}" || exit 1
 command -v perf > /dev/null || { echo "perf is not installed"; exit 1; }
+[ -w "$discard" ] || { echo "no $discard: an older module?"; exit 1; }
 
 sleep 100000 &
 sleeper=$!
-trap 'kill $sleeper 2> /dev/null' EXIT
+trap 'kill $sleeper 2> /dev/null; echo 0 > $discard' EXIT
 
 elapsed() { sed -n 's/^elapsed_ns //p' "$1"; }
+status() { sed -n "s/^$1: //p" /proc/causalprof/status; }
+
+# record RATE OUTPUT [OPTION]: cprof record, its samples and lost (the
+# module's counts) appended to $tmp/$m.$rate.count
+record()
+{
+	s0=$(status samples); l0=$(status lost)
+	"$CPROF" record -e cpu-clock -F "$1" -o "$2" $3 -- \
+		"$wl" "$threads" "$iters" > "$tmp/out" 2> "$tmp/cprof.err" || return 1
+	echo "$(($(status samples) - s0)) $(($(status lost) - l0))" >> "$tmp/$m.$1.count"
+}
 
 # run MODE RATE: prints the workload's elapsed ns
 run()
 {
+	m=$1
 	case $1 in
 	base)
 		"$wl" "$threads" "$iters" > "$tmp/out" ;;
-	timer)
-		# The sampling interrupts alone: a session whose target sleeps,
-		# so every cpu-clock tick finds a non-target and returns.
+	ticks)
 		echo "start pid=$sleeper event=cpu-clock freq=$2" > /proc/causalprof/control &&
 		"$wl" "$threads" "$iters" > "$tmp/out"
-		echo stop > /proc/causalprof/control ;;
+		ret=$?
+		echo stop > /proc/causalprof/control
+		[ $ret = 0 ] ;;
+	handler|ring)
+		[ "$1" = handler ] && opt=--no-callchain || opt=
+		echo 1 > $discard && record "$2" /dev/null $opt
+		ret=$?
+		echo 0 > $discard
+		[ $ret = 0 ] ;;
+	netlink)
+		record "$2" /dev/null ;;
 	cprof)
-		"$CPROF" record -e cpu-clock -F "$2" -o "$tmp/c.data" -- \
-			"$wl" "$threads" "$iters" > "$tmp/out" 2> "$tmp/cprof.err"
-		sed -n 's/.*recorded \([0-9]*\) samples (\([0-9]*\) lost).*/\1 \2/p' \
-			"$tmp/cprof.err" >> "$tmp/cprof.$2.summary" ;;
+		record "$2" "$tmp/c.data" ;;
 	perf)
 		perf record -q -e cpu-clock -F "$2" -g -o "$tmp/p.data" -- \
 			"$wl" "$threads" "$iters" > "$tmp/out" 2> "$tmp/perf.err" ;;
@@ -55,31 +92,33 @@ run()
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# (max - min) / median, in %
+spread() { sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", (v[NR] - v[1]) / v[int((NR + 1) / 2)] * 100 }'; }
+# samples per run, and lost in all
+count() { awk '{ s += $1; l += $2 } END { printf "%d %d", s / NR, l }' "$1"; }
 
 echo "RESULT "
-echo "RESULT ## Sampling overhead (${BENCH_DATE:-$(date -u '+%Y-%m-%dT%H:%MZ')}, \`make bench\`, bench/sampling.sh)"
+echo "RESULT ## Sampling overhead by stage (${BENCH_DATE:-$(date -u '+%Y-%m-%dT%H:%MZ')}, \`make bench\`, bench/sampling.sh)"
 echo "RESULT "
 echo "RESULT QEMU/TCG, $(nproc) vCPUs${ICOUNT:+, -icount shift=$ICOUNT}, kernel $(uname -r); workload: $threads threads x $iters rounds;"
-echo "RESULT cpu-clock with call stacks; $reps interleaved repetitions, medians."
+echo "RESULT cpu-clock; $reps interleaved repetitions, medians."
 if [ -n "${ICOUNT:-}" ]; then
-	echo "RESULT Guest time is deterministic under -icount (one guest instruction = 2^$ICOUNT ns):"
-	echo "RESULT the repetitions agree to 0.1 %, whatever else the host runs."
+	echo "RESULT Guest time is deterministic under -icount (one guest instruction = 2^$ICOUNT ns)."
 else
 	echo "RESULT Ordinary TCG: wall times vary by 10-25 % from run to run, more than the"
 	echo "RESULT overheads; the lost counts are the point here, the -icount table the overheads."
 fi
-echo "RESULT "
-echo "RESULT | rate | unprofiled (ms) | timer ticks only | cprof (ms) | cprof overhead | perf (ms) | perf overhead | cprof / perf overhead | cprof samples (lost) |"
-echo "RESULT | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "RESULT Stages: ticks = the cpu-clock timers alone (a session on a sleeping process);"
+echo "RESULT handler = \`cprof record --no-callchain\` with \`discard_samples=1\` (records written"
+echo "RESULT to the ring, skipped unread by the drains); ring = the same with stacks; netlink ="
+echo "RESULT \`cprof record -o /dev/null\` (drained, sent, received and parsed, not written);"
+echo "RESULT cprof = \`cprof record -o FILE\`; perf = \`perf record -g\`."
 for rate in 1000 10000; do
-	: > "$tmp/base"; : > "$tmp/timer"; : > "$tmp/cprof"; : > "$tmp/perf"
+	for m in $modes; do : > "$tmp/$m"; : > "$tmp/$m.$rate.count"; done
 	i=0
 	while [ $i -lt "$reps" ]; do
-		case $((i % 3)) in
-		0) order="base timer cprof perf" ;;
-		1) order="cprof perf base timer" ;;
-		2) order="perf base timer cprof" ;;
-		esac
+		# the order rotates: every mode leads once in 7 repetitions
+		order=$(echo $modes $modes | cut -d' ' -f$((i % 7 + 1))-$((i % 7 + 7)))
 		for m in $order; do
 			t=$(run "$m" "$rate") || exit 1
 			echo "$t" >> "$tmp/$m"
@@ -87,14 +126,58 @@ for rate in 1000 10000; do
 		done
 		i=$((i + 1))
 	done
-	b=$(median < "$tmp/base"); f=$(median < "$tmp/timer"); c=$(median < "$tmp/cprof"); p=$(median < "$tmp/perf")
-	samples=$(awk '{ s += $1; l += $2 } END { printf "%d per run (%d lost in all)", s / NR, l }' \
-		"$tmp/cprof.$rate.summary")
-	awk -v r="$rate" -v b="$b" -v f="$f" -v c="$c" -v p="$p" -v s="$samples" 'BEGIN {
-		co = (c - b) / b * 100; po = (p - b) / b * 100
-		ratio = po > 0 ? sprintf("%.2f", co / po) : "n/a"
-		printf "RESULT | %d Hz | %.0f | %+.1f %% | %.0f | %+.1f %% | %.0f | %+.1f %% | %s | %s |\n",
-			r, b / 1e6, (f - b) / b * 100, c / 1e6, co, p / 1e6, po, ratio, s
+	args="-v r=$rate"
+	for m in $modes; do
+		args="$args -v t_$m=$(median < "$tmp/$m") -v d_$m=$(spread < "$tmp/$m")"
+	done
+	for m in handler ring netlink cprof; do
+		set -- $(count "$tmp/$m.$rate.count")
+		args="$args -v s_$m=$1 -v l_$m=$2"
+	done
+	echo "$args" > "$tmp/args.$rate"
+done
+
+echo "RESULT "
+echo "RESULT Overhead over the unprofiled run (median guest time):"
+echo "RESULT "
+echo "RESULT | rate | unprofiled (ms) | ticks only | handler, no stacks | + stacks, ring only | + netlink, not written | cprof record | perf record -g | cprof / perf overhead |"
+echo "RESULT | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for rate in 1000 10000; do
+	awk $(cat "$tmp/args.$rate") 'function o(t) { return sprintf("%+.1f %%", (t - t_base) / t_base * 100) }
+	BEGIN {
+		po = t_perf - t_base
+		printf "RESULT | %d Hz | %.0f | %s | %s | %s | %s | %s | %s | %s |\n", r, t_base / 1e6,
+			o(t_ticks), o(t_handler), o(t_ring), o(t_netlink), o(t_cprof), o(t_perf),
+			(po > 0 ? sprintf("%.2f", (t_cprof - t_base) / po) : "n/a")
 	}'
 done
+echo "RESULT "
+echo "RESULT Guest time per sample, (stage - unprofiled) / samples, in µs, and in parentheses"
+echo "RESULT what the stage adds to the one before; samples per run (lost in all runs):"
+echo "RESULT "
+echo "RESULT | rate | ticks only | handler, no stacks | + stacks, ring only | + netlink, not written | cprof record (+ file) | perf record -g | samples per run (lost) |"
+echo "RESULT | --- | --- | --- | --- | --- | --- | --- | --- |"
+for rate in 1000 10000; do
+	awk $(cat "$tmp/args.$rate") 'function us(t, s) { return (t - t_base) / s / 1e3 }
+	BEGIN {
+		# the ticks: as many as the handler stage had samples, per ns
+		s_ticks = s_handler * t_ticks / t_handler
+		a = us(t_ticks, s_ticks); b = us(t_handler, s_handler); c = us(t_ring, s_ring)
+		d = us(t_netlink, s_netlink); e = us(t_cprof, s_cprof); p = us(t_perf, s_cprof)
+		printf "RESULT | %d Hz | %.2f | %.2f (%+.2f) | %.2f (%+.2f) | %.2f (%+.2f) | %.2f (%+.2f) | %.2f | %d / %d / %d / %d (%d / %d / %d / %d) |\n",
+			r, a, b, b - a, c, c - b, d, d - c, e, e - d, p,
+			s_handler, s_ring, s_netlink, s_cprof, l_handler, l_ring, l_netlink, l_cprof
+	}'
+done
+echo "RESULT "
+echo "RESULT perf's per sample: its time over cprof's sample count (perf counts its own)."
+echo "RESULT Samples per run: handler / ring / netlink / cprof. Spread of the repetitions,"
+echo "RESULT (max - min) / median, base / ticks / handler / ring / netlink / cprof / perf:"
+for rate in 1000 10000; do
+	awk $(cat "$tmp/args.$rate") 'BEGIN {
+		printf "RESULT %d Hz: %s / %s / %s / %s / %s / %s / %s %%.\n", r,
+			d_base, d_ticks, d_handler, d_ring, d_netlink, d_cprof, d_perf
+	}'
+done
+echo "RESULT "
 rm -rf "$tmp"

@@ -31,6 +31,10 @@
  * room is free (cp_stream_result_room()). So the EXPERIMENT record of an
  * experiment is never lost, however full the hooks keep the ring.
  *
+ * A benchmark knob, discard_samples, makes the drains skip the sample
+ * rings' records unread (counted as dropped): what writing the records
+ * costs, without what sending them does. The sideband still flows.
+ *
  * Order: every drain pass first notes each CPU ring's head, then the
  * sideband ring's, and sends the sideband records up to its head before
  * any sample. A sideband record written before a sample (an MMAP before
@@ -69,6 +73,10 @@ static unsigned int drain_ms = 100;
 module_param(drain_ms, uint, 0644);
 MODULE_PARM_DESC(drain_ms, "Drain the rings every N ms, 1 to 1000 (default 100); a half-full ring drains at once");
 
+static bool discard_samples;
+module_param(discard_samples, bool, 0644);
+MODULE_PARM_DESC(discard_samples, "Benchmark: drains drop the sample rings' records unread, as records_dropped (default 0)");
+
 #define RING_KB_MIN		4
 #define SIDEBAND_KB_MIN		16
 #define RING_KB_MAX		65536
@@ -102,6 +110,7 @@ static struct {
 	u64 id;
 	bool gone;		/* the owner's socket is closing */
 	bool dropping;		/* nobody to send to: drop */
+	bool discard;		/* discard_samples when the session started */
 	bool running;		/* producers may write; the work re-arms */
 	bool held;		/* the owner has no START reply yet */
 	bool end_next;		/* the batch carries the END record */
@@ -315,6 +324,22 @@ static bool take(const struct cp_ring *r, unsigned long *pos, unsigned long end)
 	return true;
 }
 
+/*
+ * discard_samples: moves *pos past the records up to end without reading
+ * more than their headers; returns how many there were.
+ */
+static unsigned int skip(const struct cp_ring *r, unsigned long *pos, unsigned long end)
+{
+	const struct causalprof_record_hdr *h;
+	unsigned int n = 0;
+
+	while ((h = cp_ring_read(r, pos, end))) {
+		*pos += h->size;
+		n++;
+	}
+	return n;
+}
+
 /* 0 when the batch is delivered or dropped, else the error to retry on. */
 static int deliver(void)
 {
@@ -347,6 +372,7 @@ static int deliver(void)
  */
 static int drain_once(bool final)
 {
+	unsigned int skipped = 0;
 	struct cpu_state *cs;
 	bool fits;
 	int cpu, ret;
@@ -363,7 +389,9 @@ static int drain_once(bool final)
 	for_each_possible_cpu(cpu) {
 		cs = &strm.cpus[cpu];
 		cs->next = per_cpu_ptr(strm.rings, cpu)->tail;
-		if (fits)
+		if (strm.discard)
+			skipped += skip(per_cpu_ptr(strm.rings, cpu), &cs->next, cs->end);
+		else if (fits)
 			fits = take(per_cpu_ptr(strm.rings, cpu), &cs->next, cs->end);
 	}
 	strm.end_next = false;
@@ -384,6 +412,8 @@ static int drain_once(bool final)
 		cp_ring_consume(per_cpu_ptr(strm.rings, cpu), cs->next);
 		cs->lost_seen = cs->lost_next;
 	}
+	if (skipped)
+		cp_stat_add(CAUSALPROF_STAT_RECORDS_DROPPED, skipped);
 	if (strm.end_next)
 		strm.ended = true;
 	return fits ? 0 : 1;
@@ -508,6 +538,7 @@ int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack 
 		sock_hold(strm.sk);
 	WRITE_ONCE(strm.gone, false);
 	strm.dropping = !strm.sk;
+	strm.discard = READ_ONCE(discard_samples);
 	strm.held = true;
 	strm.ended = false;
 	WRITE_ONCE(strm.running, true);

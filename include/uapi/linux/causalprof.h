@@ -248,7 +248,8 @@ enum causalprof_stat {
 	CAUSALPROF_STAT_SIDEBAND_LOST,	/* mmap/comm/fork/exit records dropped */
 	CAUSALPROF_STAT_TARGET_OVERFLOW, /* processes not followed: table full */
 	CAUSALPROF_STAT_RECORDS_DROPPED, /* records never delivered: no owner,
-					  * owner gone, or not reading at stop
+					  * owner gone, not reading at stop,
+					  * or the discard_samples knob
 					  */
 	__CAUSALPROF_STAT_LAST
 };
