@@ -75,10 +75,14 @@ MODDIR ?= /lib/modules/$(KVER)/updates
 DEPMOD ?= depmod
 VERSION := $(shell sed -n 's/^\#define CAUSALPROF_VERSION[[:space:]]*"\(.*\)"/\1/p' include/causalprof/tables.h)
 DKMS_SRC ?= /usr/src/causalprof-$(VERSION)
-# What DKMS needs to build the module: the kbuild files, the module's
-# sources, the uapi header and the shared tables, the check the build runs after the module.
-DKMS_FILES := Makefile Kbuild kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.c)) kmod/*.h \
-	include/uapi/linux/causalprof.h include/causalprof/tables.h scripts/kver scripts/check-module
+# What DKMS needs to build the module: the kbuild files, everything in
+# kmod/ but what a build leaves there (so that a file kmod/Kbuild starts
+# to use is never left out), the headers it includes from include/, and
+# the scripts the module target runs. tests/install_test.sh checks it.
+DKMS_FILES := Makefile Kbuild scripts/kver scripts/check-module \
+	$(filter-out %.o %.ko %.mod %.mod.c %.pay %.dwo kmod/modules.order kmod/Module.symvers, \
+		$(wildcard kmod/*)) \
+	$(wildcard include/uapi/linux/*.h include/causalprof/*.h)
 
 install:
 	@test -f kmod/causalprof.ko && test -x user/cprof && test -f user/libcprof-coz.so || { \

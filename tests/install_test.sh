@@ -7,7 +7,9 @@
 # man page, libcprof-coz.so where cprof looks for it and cprof.h, each a copy
 # of what make built, and nothing else; no depmod runs on a staged tree;
 # uninstall removes every file; a module built for another kernel is
-# refused and nothing installed; dkms-src stages what DKMS builds from.
+# refused and nothing installed; dkms-src stages what DKMS builds from:
+# every file the module's build reads (dkms_needs), found independently
+# of the Makefile's list.
 # Prints TAP like the kselftest harness.
 
 set -u
@@ -121,6 +123,35 @@ test_other_kernel_refused()
 	return 0
 }
 
+# What the module's build reads, found without the Makefile's DKMS_FILES:
+# the top-level Makefile and Kbuild, the scripts the Makefile runs before
+# and after the module, every file of kmod/ that is the project's (git's
+# list; without git, what is there but build products), so every source
+# and script kmod/Kbuild names, and the headers under include/ that kmod/
+# includes.
+dkms_needs()
+{
+	echo Makefile
+	echo Kbuild
+	sed -n '/^override KVER/p; /^module:/,/^$/p' "$repo/Makefile" |
+		grep -o 'scripts/[A-Za-z0-9_-]*'
+	if ! git -C "$repo" ls-files --error-unmatch kmod/Kbuild > /dev/null 2>&1 ||
+	   ! git -C "$repo" ls-files kmod; then
+		(cd "$repo" && find kmod -maxdepth 1 -type f ! -name '.*' ! -name '*.o' \
+			! -name '*.ko' ! -name '*.mod' ! -name '*.mod.c' ! -name '*.pay' \
+			! -name modules.order ! -name Module.symvers)
+	fi
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^>"]*\)[>"].*/\1/p' \
+		"$repo"/kmod/*.[ch] | sort -u | while read -r h; do
+		for d in include/uapi include; do
+			if [ -f "$repo/$d/$h" ]; then
+				echo "$d/$h"
+				break
+			fi
+		done
+	done
+}
+
 test_dkms_src()
 {
 	src=/usr/src/causalprof-$ver
@@ -135,15 +166,23 @@ test_dkms_src()
 		show "$conf"
 		return 1
 	fi
-	for f in Makefile Kbuild kmod/Kbuild kmod/main.c kmod/compat.h include/causalprof/tables.h \
-		 include/uapi/linux/causalprof.h scripts/kver scripts/check-module; do
+	dkms_needs > "$tmp/needs" || return 1
+	while read -r f; do
 		if ! cmp -s "$repo/$f" "$tmp/dkms$src/$f"; then
-			say "$src/$f is not a copy of $f"
+			say "$src/$f is not a copy of $f (DKMS_FILES in Makefile: dkms_needs here)"
 			return 1
 		fi
-	done
+	done < "$tmp/needs"
 	if [ -n "$(find "$tmp/dkms$src" -name '*.mod.c' -o -name '*.o' -o -name '*.ko')" ]; then
 		say "dkms-src copied build products"
+		return 1
+	fi
+	# kmod/ holds its own files and nothing a build left there.
+	grep '^kmod/' "$tmp/needs" | LC_ALL=C sort > "$tmp/kmod-want"
+	(cd "$tmp/dkms$src" && find kmod -type f) | LC_ALL=C sort > "$tmp/kmod-got"
+	if ! cmp -s "$tmp/kmod-want" "$tmp/kmod-got"; then
+		say "dkms-src's kmod/ differs from the module's files (- expected, + found):"
+		diff "$tmp/kmod-want" "$tmp/kmod-got" | sed -n 's/^\([<>]\)/#   \1/p'
 		return 1
 	fi
 	return 0

@@ -5,10 +5,21 @@
  * This header is the protocol between causalprof.ko and its clients.
  *
  * Generic netlink family "causalprof" (CAUSALPROF_GENL_NAME), version
- * CAUSALPROF_GENL_VERSION. Every attribute is validated by a policy; an
- * invalid request fails with -EINVAL and an extack message naming the bad
- * attribute. Commands marked (control) need CAP_PERFMON or CAP_SYS_ADMIN in
- * the caller's user namespace and fail with -EPERM otherwise.
+ * CAUSALPROF_GENL_VERSION, in the initial network namespace only (not
+ * netnsok: a socket of another network namespace does not find it). There
+ * are no dump requests (NLM_F_DUMP: -EOPNOTSUPP); nlmsg_flags other than
+ * NLM_F_REQUEST, NLM_F_ACK and NLM_F_ECHO are -EINVAL. Every attribute is
+ * validated strictly by a policy: an unknown attribute, an attribute to a
+ * command that takes none, a nest without NLA_F_NESTED, an attribute of the
+ * wrong length, or a string without its NUL or longer than allowed fails
+ * with -EINVAL. Every error, the policy's or the command's, carries an
+ * extended ACK message (NETLINK_EXT_ACK) and, where one attribute is at
+ * fault, its offset (NLMSGERR_ATTR_OFFS) or, when it is missing, its type
+ * (NLMSGERR_ATTR_MISS_TYPE). Commands marked (control) need CAP_PERFMON or
+ * CAP_SYS_ADMIN in the initial user namespace, of both the socket's opener
+ * and the sender, checked once after the policy and before the command:
+ * -EPERM otherwise ("controlling a session needs CAP_PERFMON or
+ * CAP_SYS_ADMIN").
  *
  * CAUSALPROF_CMD_GET_STATUS
  *   Request: no attributes. Anyone may ask.
@@ -18,10 +29,12 @@
  *     CAUSALPROF_A_SESSION_ID: NLA_U64, id of the current or last session
  *                              (0: none yet)
  *     CAUSALPROF_A_OWNER: NLA_U32, enum causalprof_owner: what started the
- *                         running session (only while a session runs)
+ *                         running session (only while a session runs;
+ *                         never the owner's port id)
  *     CAUSALPROF_A_TARGET_PID: NLA_U32, target process (only while a
  *                              session runs; absent when system-wide)
  *     CAUSALPROF_A_FLAGS: NLA_U32, CAUSALPROF_F_* of the running session
+ *                         (only while a session runs)
  *     CAUSALPROF_A_STATS: NLA_NESTED
  *       CAUSALPROF_STAT_*: NLA_U64 each, module-wide counters since load
  *
@@ -34,7 +47,8 @@
  *   the kernel's error (-ENOENT without a PMU, ...) when an event cannot be
  *   sampled; the extack message then names the event as the user spelled
  *   it: "cycles: no hardware PMU (ENOENT); try -e cpu-clock".
- *     CAUSALPROF_A_TARGET_PID: NLA_U32, required unless CAUSALPROF_F_SYSTEM_WIDE
+ *     CAUSALPROF_A_TARGET_PID: NLA_U32, not 0, required unless
+ *                              CAUSALPROF_F_SYSTEM_WIDE, forbidden with it
  *     CAUSALPROF_A_FLAGS: NLA_U32, CAUSALPROF_F_*; unknown bits are -EINVAL
  *       SYSTEM_WIDE: every task but the idle tasks, instead of a target
  *       NO_INHERIT: do not follow the processes the target forks (its
@@ -96,8 +110,15 @@
  * ptrace-attach the session's target (same uid and dumpable, or
  * CAP_SYS_PTRACE), else -EPERM; -ESRCH once it has exited. A system-wide
  * session's targets are every task: CAP_SYS_ADMIN or CAP_SYS_PTRACE. The
- * policies are strict: an attribute a command does not list, at any
- * nesting level, is -EINVAL.
+ * extack message of an -EPERM says which rule applied ("only the session's
+ * owner may do this", "the session is controlled through /proc", "no right
+ * to ptrace-attach the session's target"). The policies are strict: an
+ * attribute a command does not list, or a nest without NLA_F_NESTED, at
+ * any nesting level, is -EINVAL with the kernel's message ("Unknown
+ * attribute type", "Unsupported attribute"); a bad value is -EINVAL with a
+ * message naming the attribute ("CAUSALPROF_EXP_A_SPEEDUP is above 1000 per
+ * mille", "CAUSALPROF_RANGE_A_END is not above CAUSALPROF_RANGE_A_START",
+ * "more than 16 CAUSALPROF_EXP_A_RANGE (CAUSALPROF_MAX_RANGES)", ...).
  *
  * CAUSALPROF_CMD_EXPERIMENT_START (control, owner only)
  *     CAUSALPROF_A_EXPERIMENT: NLA_NESTED, required
@@ -105,13 +126,15 @@
  *                                 mille (0..1000)
  *       CAUSALPROF_EXP_A_RANGE: NLA_NESTED, 1 to CAUSALPROF_MAX_RANGES of
  *                               them, the selected code
- *         CAUSALPROF_RANGE_A_PID: NLA_U32, the process whose addresses these
- *                                 are, in the caller's pid namespace
- *                                 (-ESRCH if there is none; -EPERM
- *                                 without the right to ptrace-attach it)
- *         CAUSALPROF_RANGE_A_START: NLA_U64, first address
- *         CAUSALPROF_RANGE_A_END: NLA_U64, one past the last address (above
- *                                 START)
+ *         CAUSALPROF_RANGE_A_PID: NLA_U32, required, the process whose
+ *                                 addresses these are, in the caller's
+ *                                 pid namespace, turned into its thread
+ *                                 group id (-ESRCH if there is none;
+ *                                 -EPERM without the right to
+ *                                 ptrace-attach it)
+ *         CAUSALPROF_RANGE_A_START: NLA_U64, required, first address
+ *         CAUSALPROF_RANGE_A_END: NLA_U64, required, one past the last
+ *                                 address (above START)
  *   -EBUSY while an experiment runs, or while the last experiment's
  *   record still waits in the module for an owner that does not read.
  * CAUSALPROF_CMD_EXPERIMENT_STOP (control, owner only)
