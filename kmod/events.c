@@ -28,14 +28,8 @@ MODULE_PARM_DESC(max_freq, "Highest sampling frequency in Hz; higher ones are lo
 		 __stringify(CAUSALPROF_MAX_FREQ) ")");
 
 /* The names cprof accepts, and the /proc control file with it. */
-static const struct {
-	const char *name;
-	u32 type;
-	u64 config;
-} names[] = {
-#define NAME(name, type, config)	{ name, type, config },
-	CAUSALPROF_EVENTS(NAME)
-#undef NAME
+static const struct causalprof_named_event names[] = {
+	CAUSALPROF_EVENTS(CAUSALPROF_NAMED_EVENT)
 };
 
 int cp_event_validate(const struct cp_event *ev, struct netlink_ext_ack *extack)

@@ -14,14 +14,8 @@
 
 #include "events.h"
 
-static const struct named_event {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-} named_events[] = {
-#define NAME(name, type, config)	{ name, type, config },
-	CAUSALPROF_EVENTS(NAME)
-#undef NAME
+static const struct causalprof_named_event named_events[] = {
+	CAUSALPROF_EVENTS(CAUSALPROF_NAMED_EVENT)
 };
 
 

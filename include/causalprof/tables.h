@@ -4,10 +4,13 @@
  * (include/uapi/linux/causalprof.h): the version, the sampling frequency's
  * default and ceiling, the names of the module's counters and of the events
  * that may be sampled. Defined once, here; kmod/ and user/ both include it,
- * so it is plain C that needs nothing but <linux/perf_event.h>.
+ * so it is plain C that needs nothing but <linux/types.h> and, for the
+ * event table, <linux/perf_event.h>.
  */
 #ifndef _CAUSALPROF_TABLES_H
 #define _CAUSALPROF_TABLES_H
+
+#include <linux/types.h>
 
 /* The module's and cprof's version: modinfo, status, recordings. */
 #define CAUSALPROF_VERSION	"0.1.0"
@@ -50,5 +53,14 @@
 	X("cacheReferences",	PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES)	\
 	X("cacheMisses",	PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES)		\
 	X("branchMisses",	PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES)
+
+/* The names as a table: CAUSALPROF_EVENTS(CAUSALPROF_NAMED_EVENT). */
+struct causalprof_named_event {
+	const char *name;
+	__u32 type;
+	__u64 config;
+};
+
+#define CAUSALPROF_NAMED_EVENT(name, type, config)	{ name, type, config },
 
 #endif /* _CAUSALPROF_TABLES_H */
