@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,12 @@ void cp_every_init(struct cp_every *e, const char *dir, uint64_t interval_ns, un
 	e->interval_ns = interval_ns;
 	e->keep = keep;
 	e->ms = interval_ns % 1000000000ULL != 0;
+	/*
+	 * Large blocks always from mmap(), given back when freed: malloc
+	 * otherwise raises this threshold to the largest block freed, and
+	 * keeps every later block that size in its heap.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);
 }
 
 void cp_every_free(struct cp_every *e)
@@ -324,6 +331,12 @@ int cp_every_write(struct cp_every *e, const char *prog, const char *rec,
 		ret = cp_report(&o, &rd);
 		cp_rec_close(&rd);
 	}
+	/*
+	 * What the report allocated goes back to the system: malloc keeps
+	 * freed memory, so cprof's RSS would stay that of its largest
+	 * interval (see also cp_every_init()).
+	 */
+	malloc_trim(0);
 	if (!ret && (sync_file(tmp) || rename(tmp, path))) {
 		fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
 		ret = 1;
