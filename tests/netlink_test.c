@@ -190,7 +190,7 @@ TEST_F(nl, no_attr_commands)
 	EXPECT_NE(NULL, strstr(self->nl.extack, "attribute")) TH_LOG("extack '%s'", self->nl.extack);
 	EXPECT_EQ(0, cp_wait_state("recording", 0));
 	ASSERT_EQ(0, cp_nl_stop(&self->nl));
-	ASSERT_EQ(0, cp_wait_state("idle", 0));
+	ASSERT_EQ(0, cp_wait_state("idle", CP_WAIT_MS));
 }
 
 /*
@@ -202,6 +202,7 @@ TEST_F_TIMEOUT(nl, ack_when_flooded, 90)
 {
 	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(10000);
 	struct cp_target target = { .go = -1, .out = -1 };
+	struct cp_stream stream = {};
 	char spin[PATH_MAX], buf[4096];
 	char *argv[] = { spin, "-t", "2", "-s", "30", NULL };
 	uint64_t id;
@@ -220,7 +221,12 @@ TEST_F_TIMEOUT(nl, ack_when_flooded, 90)
 		EXPECT_LT(0, ret) TH_LOG("round %d: %s (%s)", i, strerror(-ret),
 					  self->nl.extack);
 	}
-	/* The teardown closes the socket, which ends the session. */
+	/* Acked too, and the rest of the stream up to its END comes. */
+	self->nl.stream = &stream;
+	EXPECT_EQ(0, cp_nl_finish(&self->nl, 30000)) TH_LOG("%s", self->nl.extack);
+	EXPECT_TRUE(stream.ended);
+	self->nl.stream = NULL;
+	cp_stream_free(&stream);
 	cp_target_kill(&target);
 }
 
