@@ -264,9 +264,10 @@ static int parse_start(struct genl_info *info, struct cp_config *cfg)
  * bound since the owner closed (see struct cp_owner). The caller holds a
  * reference on sk and has checked that it is not dead; one that dies
  * meanwhile frees the message with its queue. Never blocks: -EAGAIN when
- * the owner's receive queue is full, short of room for an ack. A message the owner's socket filter
- * refuses counts as delivered, as netlink_unicast() has it. The stream
- * calls it, as the owner's send (see struct cp_owner).
+ * the owner's receive queue is full, short of room for an ack. A message
+ * the owner's socket filter refuses counts as delivered, as
+ * netlink_unicast() has it. The stream calls it, as the owner's send (see
+ * struct cp_owner).
  */
 #define CP_ACK_ROOM	SZ_4K	/* an ack with its extack message, and its skb */
 
@@ -274,8 +275,8 @@ static int send_records(struct sock *sk, u64 id, const void *recs, size_t len)
 {
 	enum skb_drop_reason reason;
 	struct sk_buff *msg;
+	int ret, queued;
 	void *hdr;
-	int ret;
 
 	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)) + nla_total_size(0) +
 			  nla_total_size(len), GFP_KERNEL);
@@ -291,14 +292,13 @@ static int send_records(struct sock *sk, u64 id, const void *recs, size_t len)
 	}
 	genlmsg_end(msg, hdr);
 	/*
-	 * Records leave room for the acknowledgement of the owner's next
+	 * Records leave room for the ack of the owner's next
 	 * request: netlink drops an ack that finds the receive queue over
 	 * its limit (netlink_attachskb()), and the request would wait for it
 	 * forever. An empty queue takes a message whatever its size.
 	 */
-	if (atomic_read(&sk->sk_rmem_alloc) &&
-	    atomic_read(&sk->sk_rmem_alloc) + msg->truesize + CP_ACK_ROOM >
-	    READ_ONCE(sk->sk_rcvbuf)) {
+	queued = atomic_read(&sk->sk_rmem_alloc);
+	if (queued && queued + msg->truesize + CP_ACK_ROOM > READ_ONCE(sk->sk_rcvbuf)) {
 		nlmsg_free(msg);
 		return -EAGAIN;
 	}
