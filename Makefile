@@ -4,6 +4,9 @@
 # make examples   build examples/ into build/examples/ (make tests does too)
 # make check      build everything, boot the test VM, run the whole suite
 #                 (make check KVER=6.12: on the newest 6.12 kernel installed)
+# make check-debug   the suite on a debug kernel (KASAN, lockdep, kmemleak...)
+#                 built from Debian's 6.1 source into build/debug-kernel
+#                 (tests/debug-kernel, once); TESTS="a_test b_test": only those
 # make demo       build, boot the VM, load the module and show it working
 # make bench      benchmarks (in the VM), results in bench/RESULTS.md;
 #                 BENCH=sampling,report runs only those bench/*.sh
@@ -131,6 +134,16 @@ dkms-uninstall:
 check-dkms:
 	tests/dkms-build $(KVER)
 
+# The module and the tests are built against the debug kernel's tree (its
+# release is KVER); the VM boots its bzImage, with longer timeouts: KASAN
+# and lockdep under TCG run programs several times slower.
+check-debug: deps
+	tests/debug-kernel build
+	$(MAKE) tests KVER=$$(tests/debug-kernel release) KDIR=$$(tests/debug-kernel kdir)
+	VM_KERNEL=$$(tests/debug-kernel image) KVER=$$(tests/debug-kernel release) \
+		TEST_TIMEOUT=$${TEST_TIMEOUT:-1200} VM_TIMEOUT=$${VM_TIMEOUT:-10800} \
+		tests/vm/run check $(TESTS)
+
 FUZZ_TIME ?= 30
 fuzz:
 	$(MAKE) -C fuzz run FUZZ_TIME=$(FUZZ_TIME)
@@ -144,4 +157,4 @@ clean:
 	rm -rf build
 
 .PHONY: all module module-w1 module-sparse cprof examples tests deps check demo bench fuzz clean \
-	install uninstall dkms-src dkms-install dkms-uninstall check-dkms
+	install uninstall dkms-src dkms-install dkms-uninstall check-dkms check-debug
