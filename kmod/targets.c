@@ -39,7 +39,12 @@ int cp_targets_start(bool system_wide, pid_t tgid, struct netlink_ext_ack *extac
 	if (system_wide)
 		return 0;
 
-	set.map = vzalloc(BITS_TO_LONGS(PID_MAX_LIMIT) * sizeof(long));
+	/*
+	 * No allocation failure warning: the start fails with -ENOMEM and
+	 * this message to its caller.
+	 */
+	set.map = __vmalloc(BITS_TO_LONGS(PID_MAX_LIMIT) * sizeof(long),
+			    GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
 	if (!set.map) {
 		NL_SET_ERR_MSG(extack, "out of memory for the target set");
 		return -ENOMEM;
