@@ -188,6 +188,9 @@ TEST_F_TIMEOUT(allocfail, session_start, 3000)
 	char extack[256];
 	uint64_t taint;
 
+	/* The 6.1 harness runs the body after a SKIP in the setup. */
+	if (!self->set)
+		SKIP(return, "no allocation failure injection in this kernel");
 	/* How many allocations a start makes: a failure armed out of reach. */
 	ASSERT_EQ(0, start_once(self, variant, FAR, &rest, extack, sizeof(extack)))
 		TH_LOG("%s", extack);
