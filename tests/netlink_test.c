@@ -230,6 +230,37 @@ TEST_F_TIMEOUT(nl, ack_when_flooded, 90)
 	cp_target_kill(&target);
 }
 
+/*
+ * Closing a flooded owner's socket (records it never read fill its receive
+ * queue) ends the session as soon as an idle owner's close does: the
+ * records left are dropped, not waited on.
+ */
+TEST_F_TIMEOUT(nl, flooded_owner_close, 90)
+{
+	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(10000);
+	struct cp_target target = { .go = -1, .out = -1 };
+	char spin[PATH_MAX];
+	char *argv[] = { spin, "-t", "2", "-s", "30", NULL };
+	struct cp_nl owner;
+	int64_t t0;
+	uint64_t id;
+
+	ASSERT_EQ(0, cp_target_path("spin", spin, sizeof(spin)));
+	ASSERT_EQ(0, cp_target_spawn(&target, argv, true));
+	ASSERT_EQ(0, cp_nl_open(&owner));
+	ASSERT_EQ(0, cp_nl_start_events(&owner, target.pid, CP_F_STACKS, &ev, 1, &id))
+		TH_LOG("%s", owner.extack);
+	ASSERT_EQ(0, cp_target_release(&target));
+	/* Not reading: the records fill the socket's receive queue. */
+	sleep(4);
+	t0 = cp_now_ms();
+	cp_nl_close(&owner);
+	EXPECT_EQ(0, cp_nl_wait_state(&self->nl, CAUSALPROF_STATE_IDLE, 30000));
+	TH_LOG("idle %.2f s after the close", (cp_now_ms() - t0) / 1000.0);
+	EXPECT_GT(CP_WAIT_MS, cp_now_ms() - t0);
+	cp_target_kill(&target);
+}
+
 /* Closing the owner's socket ends its session. */
 TEST_F(nl, owner_close)
 {
