@@ -198,6 +198,7 @@ struct cp_stream {
 	bool ended;
 	struct causalprof_end end;
 	size_t experiments;	/* EXPERIMENT records */
+	bool count_samples_only;	/* SAMPLE records counted, not kept (long runs) */
 };
 
 void cp_stream_free(struct cp_stream *s);

@@ -164,6 +164,8 @@ int cp_stream_feed(struct cp_stream *s, uint64_t session_id, const void *recs, s
 		switch (h->type) {
 		case CAUSALPROF_REC_SAMPLE:
 			s->samples++;
+			if (s->count_samples_only)
+				s->len -= hdr.size;
 			break;
 		case CAUSALPROF_REC_LOST:
 			if (h->flags & CAUSALPROF_LOST_F_SIDEBAND)
