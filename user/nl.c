@@ -29,6 +29,7 @@
 #include <netlink/netlink.h>
 
 #include "nl.h"
+#include "request.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -366,44 +367,23 @@ static int parse_start(struct cp_nl *nl, struct nlattr **tb, void *arg)
 	return 0;
 }
 
-static int put_event(struct nl_msg *msg, const struct cp_event *ev)
-{
-	struct nlattr *nest;
-
-	nest = nla_nest_start(msg, CAUSALPROF_EVENTS_A_EVENT);
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u32(msg, CAUSALPROF_EV_A_TYPE, ev->type) ||
-	    nla_put_u64(msg, CAUSALPROF_EV_A_CONFIG, ev->config) ||
-	    (ev->period && nla_put_u64(msg, CAUSALPROF_EV_A_PERIOD, ev->period)) ||
-	    (ev->freq && nla_put_u32(msg, CAUSALPROF_EV_A_FREQ, ev->freq)) ||
-	    nla_put_string(msg, CAUSALPROF_EV_A_NAME, ev->name))
-		return -EMSGSIZE;
-	nla_nest_end(msg, nest);
-	return 0;
-}
-
 static int put_start(struct nl_msg *msg, const void *arg)
 {
 	const struct cp_nl_start *start = arg;
-	struct nlattr *events;
-	unsigned int i;
+	struct cp_req_event evs[CAUSALPROF_MAX_EVENTS];
+	unsigned int i, nr = start->events ? start->events->nr : 0;
 
-	if (nla_put_u32(msg, CAUSALPROF_A_FLAGS, start->flags))
-		return -EMSGSIZE;
-	if (!(start->flags & CAUSALPROF_F_SYSTEM_WIDE) &&
-	    nla_put_u32(msg, CAUSALPROF_A_TARGET_PID, start->target_pid))
-		return -EMSGSIZE;
-	if (!start->events || !start->events->nr)
-		return 0;
-	events = nla_nest_start(msg, CAUSALPROF_A_EVENTS);
-	if (!events)
-		return -EMSGSIZE;
-	for (i = 0; i < start->events->nr; i++)
-		if (put_event(msg, &start->events->ev[i]))
-			return -EMSGSIZE;
-	nla_nest_end(msg, events);
-	return 0;
+	for (i = 0; i < nr; i++) {
+		const struct cp_event *ev = &start->events->ev[i];
+
+		evs[i] = (struct cp_req_event){
+			.type = ev->type, .config = ev->config, .period = ev->period,
+			.freq = ev->freq, .name = ev->name,
+		};
+	}
+	return cp_req_session_start(msg, start->flags,
+				    start->flags & CAUSALPROF_F_SYSTEM_WIDE ? 0 : start->target_pid,
+				    evs, nr);
 }
 
 int cp_nl_session_start(struct cp_nl *nl, const struct cp_nl_start *start, uint64_t *id)
@@ -434,23 +414,8 @@ struct experiment {
 static int put_experiment(struct nl_msg *msg, const void *arg)
 {
 	const struct experiment *x = arg;
-	struct nlattr *exp, *range;
-	unsigned int i;
 
-	exp = nla_nest_start(msg, CAUSALPROF_A_EXPERIMENT);
-	if (!exp || nla_put_u32(msg, CAUSALPROF_EXP_A_SPEEDUP, x->speedup))
-		return -EMSGSIZE;
-	for (i = 0; i < x->nr; i++) {
-		range = nla_nest_start(msg, CAUSALPROF_EXP_A_RANGE);
-		if (!range ||
-		    nla_put_u32(msg, CAUSALPROF_RANGE_A_PID, x->ranges[i].pid) ||
-		    nla_put_u64(msg, CAUSALPROF_RANGE_A_START, x->ranges[i].start) ||
-		    nla_put_u64(msg, CAUSALPROF_RANGE_A_END, x->ranges[i].end))
-			return -EMSGSIZE;
-		nla_nest_end(msg, range);
-	}
-	nla_nest_end(msg, exp);
-	return 0;
+	return cp_req_experiment_start(msg, x->speedup, x->ranges, x->nr);
 }
 
 int cp_nl_experiment_start(struct cp_nl *nl, uint32_t speedup,
@@ -475,21 +440,13 @@ struct point {
 	uint64_t offset, end_offset;
 };
 
+/* Only a latency point has an end. */
 static int put_point(struct nl_msg *msg, const void *arg)
 {
 	const struct point *p = arg;
-	struct nlattr *pp;
 
-	pp = nla_nest_start(msg, CAUSALPROF_A_PROGRESS);
-	if (!pp || nla_put_u32(msg, CAUSALPROF_PP_A_ID, p->id) ||
-	    nla_put_u32(msg, CAUSALPROF_PP_A_KIND, p->kind) ||
-	    nla_put_string(msg, CAUSALPROF_PP_A_PATH, p->path) ||
-	    nla_put_u64(msg, CAUSALPROF_PP_A_OFFSET, p->offset) ||
-	    (p->kind == CAUSALPROF_PP_LATENCY &&
-	     nla_put_u64(msg, CAUSALPROF_PP_A_END_OFFSET, p->end_offset)))
-		return -EMSGSIZE;
-	nla_nest_end(msg, pp);
-	return 0;
+	return cp_req_progress_add(msg, p->id, p->kind, p->path, p->offset,
+				   p->kind == CAUSALPROF_PP_LATENCY ? p->end_offset : 0);
 }
 
 int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The attributes of SESSION_START, EXPERIMENT_START and PROGRESS_ADD/DEL,
+ * for cprof and for the tests' client alike (request.h).
+ */
+
+#include <errno.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "request.h"
+
+static int put_u32(struct nl_msg *msg, int type, uint32_t v)
+{
+	return v && nla_put_u32(msg, type, v) ? -EMSGSIZE : 0;
+}
+
+static int put_u64(struct nl_msg *msg, int type, uint64_t v)
+{
+	return v && nla_put_u64(msg, type, v) ? -EMSGSIZE : 0;
+}
+
+static int put_event(struct nl_msg *msg, const struct cp_req_event *ev)
+{
+	struct nlattr *nest = nla_nest_start(msg, CAUSALPROF_EVENTS_A_EVENT);
+
+	if (!nest ||
+	    nla_put_u32(msg, CAUSALPROF_EV_A_TYPE, ev->type) ||
+	    nla_put_u64(msg, CAUSALPROF_EV_A_CONFIG, ev->config) ||
+	    put_u64(msg, CAUSALPROF_EV_A_PERIOD, ev->period) ||
+	    put_u32(msg, CAUSALPROF_EV_A_FREQ, ev->freq) ||
+	    (ev->name && nla_put_string(msg, CAUSALPROF_EV_A_NAME, ev->name)))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+int cp_req_session_start(struct nl_msg *msg, uint32_t flags, uint32_t target_pid,
+			 const struct cp_req_event *evs, unsigned int nr)
+{
+	struct nlattr *events;
+	unsigned int i;
+
+	if (put_u32(msg, CAUSALPROF_A_FLAGS, flags) ||
+	    put_u32(msg, CAUSALPROF_A_TARGET_PID, target_pid))
+		return -EMSGSIZE;
+	if (!nr)
+		return 0;
+	events = nla_nest_start(msg, CAUSALPROF_A_EVENTS);
+	if (!events)
+		return -EMSGSIZE;
+	for (i = 0; i < nr; i++)
+		if (put_event(msg, &evs[i]))
+			return -EMSGSIZE;
+	nla_nest_end(msg, events);
+	return 0;
+}
+
+int cp_req_experiment_start(struct nl_msg *msg, uint32_t speedup,
+			    const struct causalprof_exp_range *ranges, unsigned int nr)
+{
+	struct nlattr *exp, *range;
+	unsigned int i;
+
+	exp = nla_nest_start(msg, CAUSALPROF_A_EXPERIMENT);
+	if (!exp || nla_put_u32(msg, CAUSALPROF_EXP_A_SPEEDUP, speedup))
+		return -EMSGSIZE;
+	for (i = 0; i < nr; i++) {
+		range = nla_nest_start(msg, CAUSALPROF_EXP_A_RANGE);
+		if (!range ||
+		    nla_put_u32(msg, CAUSALPROF_RANGE_A_PID, ranges[i].pid) ||
+		    nla_put_u64(msg, CAUSALPROF_RANGE_A_START, ranges[i].start) ||
+		    nla_put_u64(msg, CAUSALPROF_RANGE_A_END, ranges[i].end))
+			return -EMSGSIZE;
+		nla_nest_end(msg, range);
+	}
+	nla_nest_end(msg, exp);
+	return 0;
+}
+
+int cp_req_progress_add(struct nl_msg *msg, uint32_t id, uint32_t kind, const char *path,
+			uint64_t offset, uint64_t end_offset)
+{
+	struct nlattr *pp = nla_nest_start(msg, CAUSALPROF_A_PROGRESS);
+
+	if (!pp || nla_put_u32(msg, CAUSALPROF_PP_A_ID, id) ||
+	    nla_put_u32(msg, CAUSALPROF_PP_A_KIND, kind) ||
+	    nla_put_string(msg, CAUSALPROF_PP_A_PATH, path) ||
+	    nla_put_u64(msg, CAUSALPROF_PP_A_OFFSET, offset) ||
+	    put_u64(msg, CAUSALPROF_PP_A_END_OFFSET, end_offset))
+		return -EMSGSIZE;
+	nla_nest_end(msg, pp);
+	return 0;
+}
+
+int cp_req_progress_del(struct nl_msg *msg, uint32_t id)
+{
+	struct nlattr *pp = nla_nest_start(msg, CAUSALPROF_A_PROGRESS);
+
+	if (!pp || nla_put_u32(msg, CAUSALPROF_PP_A_ID, id))
+		return -EMSGSIZE;
+	nla_nest_end(msg, pp);
+	return 0;
+}

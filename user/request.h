@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CPROF_REQUEST_H
+#define CPROF_REQUEST_H
+
+/*
+ * The attributes of the requests that change the module's state, built
+ * once: for cprof's connection (nl.c) and for the test suite's own raw
+ * client (tests/helpers/session.c), which sends the same bytes.
+ *
+ * Each builder puts exactly what it is given, and leaves out an attribute
+ * whose value is 0 (a NULL name): the kernel reads a missing attribute as
+ * that value, and the tests send requests cprof never would (a latency
+ * point without its end, a throughput point with one) to see them refused.
+ * Builders append to @msg (a generic netlink request, or a bare nl_msg
+ * whose payload the caller sends) and return 0 or -EMSGSIZE.
+ */
+
+#include <stdint.h>
+#include <linux/causalprof.h>
+
+struct nl_msg;
+
+/* One event of SESSION_START's CAUSALPROF_A_EVENTS. */
+struct cp_req_event {
+	uint32_t type;
+	uint64_t config;
+	uint64_t period;
+	uint32_t freq;
+	const char *name;
+};
+
+/* SESSION_START: @target_pid 0 for none (system-wide); @nr events. */
+int cp_req_session_start(struct nl_msg *msg, uint32_t flags, uint32_t target_pid,
+			 const struct cp_req_event *evs, unsigned int nr);
+/* EXPERIMENT_START: @speedup per mille, @nr ranges (their pad unsent). */
+int cp_req_experiment_start(struct nl_msg *msg, uint32_t speedup,
+			    const struct causalprof_exp_range *ranges, unsigned int nr);
+/* PROGRESS_ADD: @end_offset for CAUSALPROF_PP_LATENCY. */
+int cp_req_progress_add(struct nl_msg *msg, uint32_t id, uint32_t kind, const char *path,
+			uint64_t offset, uint64_t end_offset);
+/* PROGRESS_DEL. */
+int cp_req_progress_del(struct nl_msg *msg, uint32_t id);
+
+#endif /* CPROF_REQUEST_H */
