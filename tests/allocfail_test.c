@@ -154,7 +154,7 @@ static int left(int fd)
 static int start_once(FIXTURE_DATA(allocfail) *self, const FIXTURE_VARIANT(allocfail) *variant,
 		      int n, int *rest, char *extack, size_t size)
 {
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(1000);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(1000);
 	uint32_t flags = CP_F_STACKS;
 	uint32_t pid = self->target;
 	struct cp_nl nl;

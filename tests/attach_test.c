@@ -26,7 +26,7 @@
 #define SYS_PTRACE	(1ULL << CAP_SYS_PTRACE)
 
 /* Some code of the process, as far as the range checks go. */
-#define RANGE(p)	((struct cp_nl_range){ .pid = (p), .start = 0x1000, .end = 0x2000 })
+#define RANGE(p)	((struct causalprof_exp_range){ .pid = (p), .start = 0x1000, .end = 0x2000 })
 
 FIXTURE(attach) {
 	pid_t pid;		/* the test process */
@@ -67,9 +67,9 @@ static void as_user(struct __test_metadata *_metadata, uint64_t caps, as_user_fn
 /* root's process: sampled, never changed. */
 static void root_target(struct __test_metadata *_metadata, FIXTURE_DATA(attach) *self)
 {
-	const struct cp_nl_range r = RANGE(self->root_child);
+	const struct causalprof_exp_range r = RANGE(self->root_child);
 	pid_t mine = cp_spawn_sleeper();
-	const struct cp_nl_range own = RANGE(mine);
+	const struct causalprof_exp_range own = RANGE(mine);
 	struct cp_nl nl;
 	uint64_t id;
 
@@ -98,7 +98,7 @@ TEST_F(attach, perfmon_on_root_process)
 static void own_target(struct __test_metadata *_metadata, FIXTURE_DATA(attach) *self)
 {
 	pid_t mine = cp_spawn_sleeper();
-	const struct cp_nl_range own = RANGE(mine), root = RANGE(self->root_child);
+	const struct causalprof_exp_range own = RANGE(mine), root = RANGE(self->root_child);
 	struct cp_nl nl;
 	uint64_t id;
 
@@ -122,8 +122,8 @@ TEST_F(attach, perfmon_on_own_process)
 /* Its own uid, but not dumpable: as ptrace, no. */
 static void nondumpable_target(struct __test_metadata *_metadata, FIXTURE_DATA(attach) *self)
 {
-	const struct cp_nl_range r = RANGE(0);
-	struct cp_nl_range own;
+	const struct causalprof_exp_range r = RANGE(0);
+	struct causalprof_exp_range own;
 	struct cp_nl nl;
 	uint64_t id;
 	pid_t mine;
@@ -153,7 +153,7 @@ static void system_wide(struct __test_metadata *_metadata, FIXTURE_DATA(attach) 
 			bool allowed)
 {
 	pid_t mine = cp_spawn_sleeper();
-	const struct cp_nl_range own = RANGE(mine);
+	const struct causalprof_exp_range own = RANGE(mine);
 	struct cp_nl nl;
 	uint64_t id;
 
@@ -298,7 +298,7 @@ TEST_F(attach, perfmon_payments_on_own_program)
 /* root may do everything, also system-wide. */
 TEST_F(attach, root)
 {
-	const struct cp_nl_range r = RANGE(self->root_child);
+	const struct causalprof_exp_range r = RANGE(self->root_child);
 	struct cp_nl nl;
 	uint64_t id;
 

@@ -106,7 +106,7 @@ TEST_F_TIMEOUT(attribution, thread_shares, 120)
 {
 	char threads_arg[8], seconds_arg[8], out[4096];
 	char *argv[] = { self->spin, "-t", threads_arg, "-s", seconds_arg, NULL };
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(FREQ);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
 	const struct causalprof_record_hdr *h;
 	const struct causalprof_sample *smp;
 	uint64_t last_time[MAX_CPUS] = {}, total_weight = 0, total_cpu = 0;

@@ -52,7 +52,7 @@ FIXTURE_TEARDOWN(cycles)
 
 TEST_F_TIMEOUT(cycles, insmod_record_rmmod, 280)
 {
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(1000);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(1000);
 	uint64_t taint, taint1, id;
 	int64_t slab1 = 0, slabn;
 	size_t samples = 0;

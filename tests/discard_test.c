@@ -43,7 +43,7 @@ FIXTURE_TEARDOWN(discard)
 TEST_F_TIMEOUT(discard, samples_skipped_unread, 90)
 {
 	char *argv[] = { self->spin, "-t", "2", "-s", "3", NULL };
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(FREQ);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
 	const struct causalprof_record_hdr *h;
 	size_t off, comms = 0, mmaps = 0;
 	uint64_t id, dropped, val;

@@ -144,16 +144,16 @@ static int spawn(FIXTURE_DATA(exp) *self, const char *mode, const char *seconds)
 	return ret == 5 ? 0 : -EINVAL;
 }
 
-static struct cp_nl_range hit_range(FIXTURE_DATA(exp) *self)
+static struct causalprof_exp_range hit_range(FIXTURE_DATA(exp) *self)
 {
-	return (struct cp_nl_range){ .pid = self->c.pid, .start = self->c.start,
+	return (struct causalprof_exp_range){ .pid = self->c.pid, .start = self->c.start,
 				     .end = self->c.end };
 }
 
 /* A session on the target owned by nl, sampling cpu-clock. */
 static int session_start(struct cp_nl *nl, pid_t pid)
 {
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(FREQ);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
 	uint64_t id;
 
 	return cp_nl_start_events(nl, pid, CP_F_STACKS, &ev, 1, &id);
@@ -161,7 +161,7 @@ static int session_start(struct cp_nl *nl, pid_t pid)
 
 static int experiment_start(FIXTURE_DATA(exp) *self, uint32_t speedup)
 {
-	const struct cp_nl_range r = hit_range(self);
+	const struct causalprof_exp_range r = hit_range(self);
 
 	return cp_nl_experiment_start(&self->nl, speedup, &r, 1);
 }
@@ -374,7 +374,7 @@ TEST_F(exp, record)
 /* A request of the wrong caller, or through the wrong surface. */
 TEST_F(exp, permissions)
 {
-	struct cp_nl_range r;
+	struct causalprof_exp_range r;
 	struct cp_nl other;
 	char cmd[128];
 
@@ -536,7 +536,7 @@ static void range_without_end(FIXTURE_DATA(exp) *self, struct req *q)
 
 TEST_F(exp, bad_requests)
 {
-	struct cp_nl_range many[CAUSALPROF_MAX_RANGES + 1];
+	struct causalprof_exp_range many[CAUSALPROF_MAX_RANGES + 1];
 	char attr[16] __attribute__((aligned(4)));
 	uint32_t flags = 0;
 	size_t i, len;
@@ -638,7 +638,7 @@ TEST_F(exp, target_exits_mid_experiment)
 /* A forked owner: session and experiment on pid, tells fd, then reads. */
 static void owner_main(FIXTURE_DATA(exp) *self, int fd)
 {
-	const struct cp_nl_range r = hit_range(self);
+	const struct causalprof_exp_range r = hit_range(self);
 	struct cp_stream stream = {};
 	struct cp_nl nl;
 	int ret;
@@ -717,7 +717,7 @@ TEST_F_TIMEOUT(exp, owner_killed_mid_experiment, 90)
 	ret = session_start(&nl, self->c.pid);
 	EXPECT_EQ(0, ret) TH_LOG("extack: '%s'", nl.extack);
 	if (!ret) {
-		const struct cp_nl_range r = hit_range(self);
+		const struct causalprof_exp_range r = hit_range(self);
 
 		EXPECT_EQ(0, cp_nl_experiment_start(&nl, 500, &r, 1));
 		EXPECT_EQ(0, cp_nl_stop(&nl));
@@ -818,7 +818,7 @@ TEST_F_TIMEOUT(exp, progress_record, 120)
 	const struct causalprof_experiment *e;
 	struct causalprof_exp_point proc;
 	uint64_t t0, t_end0, t_end1, t3;
-	struct cp_nl_range range;
+	struct causalprof_exp_range range;
 	int64_t inner, outer;
 	char reply[128];
 	struct cp_prog p;
@@ -839,7 +839,7 @@ TEST_F_TIMEOUT(exp, progress_record, 120)
 	ASSERT_EQ(0, cp_prog_call(&p, 1000, 1));
 	ASSERT_EQ(0, cp_prog_cmd(&p, "begin", NULL, 0));
 
-	range = (struct cp_nl_range){ .pid = p.pid, .start = p.tp, .end = p.tp + 1 };
+	range = (struct causalprof_exp_range){ .pid = p.pid, .start = p.tp, .end = p.tp + 1 };
 	t0 = mono_ns();
 	ASSERT_EQ(0, cp_nl_experiment_start(&self->nl, 0, &range, 1)) TH_LOG("%s", self->nl.extack);
 	ASSERT_EQ(0, cp_prog_call(&p, 2345, 1));
@@ -959,7 +959,7 @@ TEST_F_TIMEOUT(exp, progress_record, 120)
 /* A forked owner: a session on the progress target, two points, an experiment. */
 static void progress_owner_main(const struct cp_prog *p, int fd)
 {
-	const struct cp_nl_range r = { .pid = p->pid, .start = p->tp, .end = p->tp + 1 };
+	const struct causalprof_exp_range r = { .pid = p->pid, .start = p->tp, .end = p->tp + 1 };
 	struct cp_stream stream = {};
 	struct cp_nl nl;
 	int ret;

@@ -85,7 +85,7 @@ static void flooder_main(void)
 
 TEST_F_TIMEOUT(flood, experiment_records_survive, 90)
 {
-	const struct cp_nl_range r = { .pid = getpid(), .start = 0x1000, .end = 0x2000 };
+	const struct causalprof_exp_range r = { .pid = getpid(), .start = 0x1000, .end = 0x2000 };
 	uint64_t id, lost0, lost;
 	int i, tries, ret, busy = 0;
 
@@ -133,7 +133,7 @@ TEST_F_TIMEOUT(flood, experiment_records_survive, 90)
 
 TEST_F(flood, unprintable_event_name)
 {
-	struct cp_nl_event ev = CP_EV_CPU_CLOCK(1000);
+	struct cp_req_event ev = CP_EV_CPU_CLOCK(1000);
 	uint64_t id;
 	int ret;
 

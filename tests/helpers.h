@@ -4,7 +4,8 @@
  * include; each section names its file in tests/helpers/: the module
  * (module.c), /proc/causalprof (procfs.c), the kernel's own counters
  * (kernel.c), processes (process.c), target programs (target.c), the raw
- * generic netlink client (genl.c), its commands (session.c) and the stream
+ * generic netlink client (genl.c), its commands (session.c: their
+ * attributes built by cprof's own user/request.c) and the stream
  * of records (stream.c). The report tests, whose cprof headers use some of
  * its names, include helpers/path.h alone.
  *
@@ -30,8 +31,10 @@
 
 #include <linux/causalprof.h>
 #include <linux/perf_event.h>
+#include <causalprof/tables.h>
 
 #include "helpers/path.h"
+#include "request.h"
 
 #define CP_MODULE	"causalprof"
 #define CP_VERSION	"0.1.0"
@@ -269,20 +272,16 @@ struct cp_nl {
 /* Large enough for any message: record batches are up to about 64 KiB. */
 #define CP_NL_RECV_SIZE	(256 << 10)
 
-/* One event of CAUSALPROF_A_EVENTS; period 0 and freq 0 leave the attribute out. */
-struct cp_nl_event {
-	uint32_t type;
-	uint64_t config;
-	uint64_t period;
-	uint32_t freq;
-	const char *name;	/* NULL: no CAUSALPROF_EV_A_NAME */
-};
-
+/*
+ * Requests are built by cprof's own builders (user/request.h): an event is a
+ * struct cp_req_event (period 0, freq 0 and a NULL name leave their
+ * attribute out), an experiment's range a struct causalprof_exp_range.
+ */
 #define CP_EV_CPU_CLOCK(hz) \
-	((struct cp_nl_event){ .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK, \
+	((struct cp_req_event){ .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK, \
 			       .freq = (hz), .name = "cpu-clock" })
 #define CP_EV_CYCLES(hz) \
-	((struct cp_nl_event){ .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES, \
+	((struct cp_req_event){ .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES, \
 			       .freq = (hz), .name = "cycles" })
 
 /* Both stack flags: what cprof record asks for by default. */
@@ -313,7 +312,7 @@ void cp_nl_close(struct cp_nl *nl);
 int cp_nl_get_status(struct cp_nl *nl, struct cp_nl_status *st);
 int cp_nl_start(struct cp_nl *nl, uint32_t pid, uint32_t flags, uint64_t *id);
 int cp_nl_start_events(struct cp_nl *nl, uint32_t pid, uint32_t flags,
-		       const struct cp_nl_event *evs, unsigned int nr, uint64_t *id);
+		       const struct cp_req_event *evs, unsigned int nr, uint64_t *id);
 int cp_nl_stop(struct cp_nl *nl);
 int cp_nl_wait_state(struct cp_nl *nl, uint32_t state, int timeout_ms);
 int cp_nl_set_rcvbuf(struct cp_nl *nl, int bytes);
@@ -328,7 +327,7 @@ int cp_nl_finish(struct cp_nl *nl, int timeout_ms);
  */
 pid_t cp_owner_spawn(pid_t pid, unsigned int freq, bool reads, int fd);
 int cp_record(struct cp_nl *nl, struct cp_target *t, char *const argv[], uint32_t flags,
-	      const struct cp_nl_event *evs, unsigned int nr, int timeout_ms);
+	      const struct cp_req_event *evs, unsigned int nr, int timeout_ms);
 
 /*
  * /proc/causalprof/experiment (procfs.c), read whole into text (size at least a few
@@ -358,12 +357,8 @@ size_t cp_nla_nest_start(void *buf, size_t off, uint16_t type, size_t *start);
 void cp_nla_nest_end(void *buf, size_t start, size_t off);
 
 /* Experiments and progress points over netlink, the session owner's socket (session.c) */
-struct cp_nl_range {
-	uint32_t pid;		/* in the caller's pid namespace */
-	uint64_t start, end;
-};
-
-int cp_nl_experiment_start(struct cp_nl *nl, uint32_t speedup, const struct cp_nl_range *r,
+/* Ranges' pids are in the caller's pid namespace. */
+int cp_nl_experiment_start(struct cp_nl *nl, uint32_t speedup, const struct causalprof_exp_range *r,
 			   unsigned int nr);
 int cp_nl_experiment_stop(struct cp_nl *nl);
 /* end_offset 0 leaves CAUSALPROF_PP_A_END_OFFSET out */

@@ -107,7 +107,7 @@ static void normal_session(struct __test_metadata *_metadata)
 {
 	char path[PATH_MAX];
 	char *argv[] = { path, "-t", "1", "-s", "1", NULL };
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(1000);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(1000);
 	struct cp_target t = { .pid = 0 };
 	struct cp_stream *s = calloc(1, sizeof(*s));
 	struct cp_nl nl;
@@ -482,8 +482,8 @@ enum op {
 
 static int do_op(struct cp_nl *nl, enum op op, const struct cp_prog *p)
 {
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(100 + below(900));
-	struct cp_nl_range r = { .pid = p->pid, .start = p->tp, .end = p->tp + 1 + below(64) };
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(100 + below(900));
+	struct causalprof_exp_range r = { .pid = p->pid, .start = p->tp, .end = p->tp + 1 + below(64) };
 	struct cp_nl_status st;
 	char cmd[PATH_MAX + 128];
 	uint64_t id;
@@ -516,7 +516,8 @@ static int do_op(struct cp_nl *nl, enum op op, const struct cp_prog *p)
 		return cp_control(below(2) ? "stop" : "experiment stop");
 	case OP_PROC_EXP:
 		snprintf(cmd, sizeof(cmd), "experiment start speedup=%u range=%d:0x%" PRIx64
-			 "-0x%" PRIx64, below(1001), p->pid, r.start, r.end);
+			 "-0x%" PRIx64, below(1001), p->pid, (uint64_t)r.start,
+			 (uint64_t)r.end);
 		return cp_control(cmd);
 	case OP_PROC_PP:
 		if (below(2))

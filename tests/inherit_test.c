@@ -249,7 +249,7 @@ static int parse_children(char *out, pid_t *pids, int max)
 TEST_F_TIMEOUT(inherit, attach_running, 90)
 {
 	char *argv[] = { self->spin, "-t", "2", "-s", "0", NULL };
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(FREQ);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
 	const struct causalprof_record_hdr *h;
 	const struct causalprof_sample *s;
 	char out[256], exe[PATH_MAX], link[64];
@@ -312,7 +312,7 @@ TEST_F_TIMEOUT(inherit, attach_running, 90)
 TEST_F_TIMEOUT(inherit, fork_exec, 90)
 {
 	char *argv[] = { self->forker, "4", self->brief, CHILD_MS, NULL };
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(FREQ);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
 	const struct causalprof_record_hdr *h;
 	const struct causalprof_sample *s;
 	pid_t children[CHILDREN], pid;
@@ -368,7 +368,7 @@ TEST_F_TIMEOUT(inherit, fork_exec, 90)
 TEST_F_TIMEOUT(inherit, no_inherit, 90)
 {
 	char *argv[] = { self->forker, "-s", "100", "3", self->brief, CHILD_MS, NULL };
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(FREQ);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
 	const struct causalprof_record_hdr *h;
 	const struct causalprof_sample *s;
 	const struct causalprof_mmap *m;

@@ -114,7 +114,7 @@ FIXTURE_TEARDOWN(life)
 
 static int start(FIXTURE_DATA(life) *self, pid_t pid, uint32_t hz)
 {
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(hz);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(hz);
 	uint64_t id;
 
 	return cp_nl_start_events(&self->nl, pid, CP_F_STACKS, &ev, 1, &id);
@@ -124,8 +124,8 @@ TEST_F_TIMEOUT(life, exec_mid_experiment, 120)
 {
 	char cmd[PATH_MAX + 64];
 	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
-	const struct cp_nl_range r = { .start = 0x1000, .end = 0x2000 };
-	struct cp_nl_range range = r;
+	const struct causalprof_exp_range r = { .start = 0x1000, .end = 0x2000 };
+	struct causalprof_exp_range range = r;
 	const struct causalprof_record_hdr *h;
 	const struct causalprof_comm *c;
 	const struct causalprof_sample *s;
@@ -273,8 +273,8 @@ TEST_F_TIMEOUT(life, reader_stalls, 120)
 TEST_F_TIMEOUT(life, cpu_hotplug, 120)
 {
 	char *argv[] = { self->spin, "-t", "2", "-s", "8", NULL };
-	const struct cp_nl_range r0 = { .start = 0x1000, .end = 0x2000 };
-	struct cp_nl_range r = r0;
+	const struct causalprof_exp_range r0 = { .start = 0x1000, .end = 0x2000 };
+	struct causalprof_exp_range r = r0;
 	const char *why;
 	int round;
 

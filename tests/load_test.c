@@ -37,7 +37,7 @@
 #define STALL_S		5
 
 /* The executable mapping of @pid's own program (its path ends in @name). */
-static int code_range(pid_t pid, const char *name, struct cp_nl_range *r)
+static int code_range(pid_t pid, const char *name, struct causalprof_exp_range *r)
 {
 	char path[64], line[PATH_MAX + 128], file[PATH_MAX], perms[8];
 	unsigned long long start, end;
@@ -55,7 +55,7 @@ static int code_range(pid_t pid, const char *name, struct cp_nl_range *r)
 			   file) < 3 || strcmp(perms, "r-xp"))
 			continue;
 		if (strlen(file) >= n && !strcmp(file + strlen(file) - n, name)) {
-			*r = (struct cp_nl_range){ .pid = pid, .start = start, .end = end };
+			*r = (struct causalprof_exp_range){ .pid = pid, .start = start, .end = end };
 			ret = 0;
 			break;
 		}
@@ -122,12 +122,12 @@ FIXTURE_TEARDOWN(load)
 TEST_F_TIMEOUT(load, highest_rate, 6 * LOAD_S)
 {
 	const char *hz = getenv("CP_LOAD_HZ");
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(hz ? (uint32_t)atoi(hz) : LOAD_HZ);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(hz ? (uint32_t)atoi(hz) : LOAD_HZ);
 	uint64_t samples, lost, overflows, sum_samples = 0, sum_lost = 0, sum_over = 0;
 	long cpu, ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	char spin[PATH_MAX], secs[16], name[64], out[256];
 	char *argv[] = { spin, "-t", THREADS, "-s", secs, NULL };
-	struct cp_nl_range range;
+	struct causalprof_exp_range range;
 	uint64_t id, rate;
 	const char *why;
 

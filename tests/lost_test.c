@@ -44,7 +44,7 @@ FIXTURE_TEARDOWN(lost)
 TEST_F_TIMEOUT(lost, counted, 90)
 {
 	char *argv[] = { self->spin, "-t", "2", "-s", "3", NULL };
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(FREQ);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
 	const struct causalprof_record_hdr *h;
 	const struct causalprof_lost *l;
 	uint64_t id, samples, lost, overflows, sum_samples = 0, sum_lost = 0, val;

@@ -200,7 +200,7 @@ TEST_F(nl, no_attr_commands)
  */
 TEST_F_TIMEOUT(nl, ack_when_flooded, 90)
 {
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(10000);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(10000);
 	struct cp_target target = { .go = -1, .out = -1 };
 	struct cp_stream stream = {};
 	char spin[PATH_MAX], buf[4096];
@@ -237,7 +237,7 @@ TEST_F_TIMEOUT(nl, ack_when_flooded, 90)
  */
 TEST_F_TIMEOUT(nl, flooded_owner_close, 90)
 {
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(10000);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(10000);
 	struct cp_target target = { .go = -1, .out = -1 };
 	char spin[PATH_MAX];
 	char *argv[] = { spin, "-t", "2", "-s", "30", NULL };

@@ -121,7 +121,7 @@ static void count_events(const struct cp_stream *st, const uint64_t *periods, un
 
 TEST_F_TIMEOUT(pmu, cycles_netlink, 60)
 {
-	const struct cp_nl_event ev = CP_EV_CYCLES(FREQ);
+	const struct cp_req_event ev = CP_EV_CYCLES(FREQ);
 	const uint64_t any = 0;
 	struct per_event pe;
 	uint64_t id;
@@ -166,7 +166,7 @@ TEST_F(pmu, cycles_proc)
  */
 TEST_F_TIMEOUT(pmu, two_events, 60)
 {
-	const struct cp_nl_event evs[] = { CP_EV_CPU_CLOCK(FREQ), CP_EV_CYCLES(FREQ) };
+	const struct cp_req_event evs[] = { CP_EV_CPU_CLOCK(FREQ), CP_EV_CYCLES(FREQ) };
 	const uint64_t periods[] = { 1000000000ULL / FREQ, 0 };
 	struct per_event pe;
 	uint64_t id;
@@ -198,7 +198,7 @@ TEST_F_TIMEOUT(pmu, two_events, 60)
  */
 TEST_F_TIMEOUT(pmu, two_cpu_clocks, 60)
 {
-	struct cp_nl_event evs[] = { CP_EV_CPU_CLOCK(FREQ), CP_EV_CPU_CLOCK(0) };
+	struct cp_req_event evs[] = { CP_EV_CPU_CLOCK(FREQ), CP_EV_CPU_CLOCK(0) };
 	const uint64_t periods[] = { 1000000000ULL / FREQ, 2000000 };
 	struct per_event pe;
 	uint64_t id, cpu;
@@ -223,7 +223,7 @@ TEST_F_TIMEOUT(pmu, two_cpu_clocks, 60)
 /* A period instead of a frequency: cpu-clock counts nanoseconds. */
 TEST_F_TIMEOUT(pmu, period, 60)
 {
-	struct cp_nl_event ev = CP_EV_CPU_CLOCK(0);
+	struct cp_req_event ev = CP_EV_CPU_CLOCK(0);
 	struct per_event pe;
 	uint64_t id;
 
@@ -243,7 +243,7 @@ TEST_F_TIMEOUT(pmu, period, 60)
  */
 TEST_F_TIMEOUT(pmu, freq_clamped, 60)
 {
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(FREQ);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
 	const uint64_t period = 1000000000ULL / MAX_FREQ;
 	struct per_event pe;
 	uint64_t id;

@@ -44,7 +44,7 @@ static void rec_teardown(struct __test_metadata *_metadata, struct rec *r)
 static void record(struct __test_metadata *_metadata, struct rec *r, char *const argv[],
 		   uint32_t flags)
 {
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(FREQ);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
 	const char *why;
 
 	ASSERT_EQ(0, cp_record(&r->nl, &r->target, argv, flags, &ev, 1, 60000))

@@ -82,7 +82,7 @@ FIXTURE_TEARDOWN(uprobe)
 
 static int session_start(struct cp_nl *nl, pid_t pid)
 {
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(100);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(100);
 	uint64_t id;
 
 	return cp_nl_start_events(nl, pid, 0, &ev, 1, &id);

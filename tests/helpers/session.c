@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The family's commands over the raw client: status, sessions with
- * events, experiments and progress points, and recording a target.
+ * events, experiments and progress points, and recording a target. The
+ * requests' attributes are cprof's own (user/request.c), sent raw.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -11,6 +12,7 @@
 
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <netlink/msg.h>
 
 #include "helpers.h"
 #include "internal.h"
@@ -87,21 +89,26 @@ int cp_nl_get_status(struct cp_nl *nl, struct cp_nl_status *st)
 	return 0;
 }
 
-static size_t put_event(void *buf, size_t off, const struct cp_nl_event *ev)
+/* Room for any request the tests make: a path of PATH_MAX included. */
+static struct nl_msg *new_msg(void)
 {
-	size_t start;
+	return nlmsg_alloc_size(NL_BUF_SIZE / 2);
+}
 
-	off = cp_nla_nest_start(buf, off, CAUSALPROF_EVENTS_A_EVENT, &start);
-	off = cp_nla_put(buf, off, CAUSALPROF_EV_A_TYPE, &ev->type, sizeof(ev->type));
-	off = cp_nla_put(buf, off, CAUSALPROF_EV_A_CONFIG, &ev->config, sizeof(ev->config));
-	if (ev->period)
-		off = cp_nla_put(buf, off, CAUSALPROF_EV_A_PERIOD, &ev->period, sizeof(ev->period));
-	if (ev->freq)
-		off = cp_nla_put(buf, off, CAUSALPROF_EV_A_FREQ, &ev->freq, sizeof(ev->freq));
-	if (ev->name)
-		off = cp_nla_put(buf, off, CAUSALPROF_EV_A_NAME, ev->name, strlen(ev->name) + 1);
-	cp_nla_nest_end(buf, start, off);
-	return off;
+/*
+ * A request whose attributes @err-or-0 cprof's builder put into @msg (a bare
+ * nl_msg: its payload is the attributes): sent over the raw client, which
+ * copies the reply's attributes to @reply. nl_msg is freed.
+ */
+static int send_built(struct cp_nl *nl, uint8_t cmd, struct nl_msg *msg, int err, void *reply,
+		      size_t size)
+{
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+
+	if (!err)
+		err = cp_nl_request(nl, cmd, nlmsg_data(h), nlmsg_datalen(h), reply, size);
+	nlmsg_free(msg);
+	return err;
 }
 
 /*
@@ -109,28 +116,17 @@ static size_t put_event(void *buf, size_t off, const struct cp_nl_event *ev)
  * CAUSALPROF_A_EVENTS. With a stream attached, the stream learns the id.
  */
 int cp_nl_start_events(struct cp_nl *nl, uint32_t pid, uint32_t flags,
-		       const struct cp_nl_event *evs, unsigned int nr, uint64_t *id)
+		       const struct cp_req_event *evs, unsigned int nr, uint64_t *id)
 {
-	char attrs[4096] __attribute__((aligned(NLA_ALIGNTO)));
 	char reply[256] __attribute__((aligned(NLA_ALIGNTO)));
 	const struct nlattr *tb[CAUSALPROF_A_MAX + 1];
-	size_t len = 0, start;
-	unsigned int i;
+	struct nl_msg *msg = new_msg();
 	int ret;
 
-	if (nr > 16)
-		return -E2BIG;	/* more than attrs holds; the kernel allows 8 */
-	if (pid)
-		len = cp_nla_put(attrs, len, CAUSALPROF_A_TARGET_PID, &pid, sizeof(pid));
-	if (flags)
-		len = cp_nla_put(attrs, len, CAUSALPROF_A_FLAGS, &flags, sizeof(flags));
-	if (nr) {
-		len = cp_nla_nest_start(attrs, len, CAUSALPROF_A_EVENTS, &start);
-		for (i = 0; i < nr; i++)
-			len = put_event(attrs, len, &evs[i]);
-		cp_nla_nest_end(attrs, start, len);
-	}
-	ret = cp_nl_request(nl, CAUSALPROF_CMD_SESSION_START, attrs, len, reply, sizeof(reply));
+	if (!msg)
+		return -ENOMEM;
+	ret = send_built(nl, CAUSALPROF_CMD_SESSION_START, msg,
+			 cp_req_session_start(msg, flags, pid, evs, nr), reply, sizeof(reply));
 	if (ret < 0)
 		return ret;
 	ret = cp_nla_parse(tb, CAUSALPROF_A_MAX, reply, ret);
@@ -216,7 +212,7 @@ int cp_nl_finish(struct cp_nl *nl, int timeout_ms)
  * the session and receive the rest, up to its END record.
  */
 int cp_record(struct cp_nl *nl, struct cp_target *t, char *const argv[], uint32_t flags,
-	      const struct cp_nl_event *evs, unsigned int nr, int timeout_ms)
+	      const struct cp_req_event *evs, unsigned int nr, int timeout_ms)
 {
 	uint64_t id;
 	int ret;
@@ -236,28 +232,16 @@ int cp_record(struct cp_nl *nl, struct cp_target *t, char *const argv[], uint32_
 	return cp_nl_finish(nl, CP_WAIT_MS);
 }
 
-int cp_nl_experiment_start(struct cp_nl *nl, uint32_t speedup, const struct cp_nl_range *r,
-			   unsigned int nr)
+int cp_nl_experiment_start(struct cp_nl *nl, uint32_t speedup,
+			   const struct causalprof_exp_range *r, unsigned int nr)
 {
-	char attrs[4096] __attribute__((aligned(NLA_ALIGNTO)));
-	size_t len = 0, exp, range;
-	unsigned int i;
+	struct nl_msg *msg = new_msg();
 	int ret;
 
-	if (nr > 64)
-		return -E2BIG;	/* more than attrs holds; the kernel allows 16 */
-	len = cp_nla_nest_start(attrs, len, CAUSALPROF_A_EXPERIMENT, &exp);
-	len = cp_nla_put(attrs, len, CAUSALPROF_EXP_A_SPEEDUP, &speedup, sizeof(speedup));
-	for (i = 0; i < nr; i++) {
-		len = cp_nla_nest_start(attrs, len, CAUSALPROF_EXP_A_RANGE, &range);
-		len = cp_nla_put(attrs, len, CAUSALPROF_RANGE_A_PID, &r[i].pid, sizeof(r[i].pid));
-		len = cp_nla_put(attrs, len, CAUSALPROF_RANGE_A_START, &r[i].start,
-				 sizeof(r[i].start));
-		len = cp_nla_put(attrs, len, CAUSALPROF_RANGE_A_END, &r[i].end, sizeof(r[i].end));
-		cp_nla_nest_end(attrs, range, len);
-	}
-	cp_nla_nest_end(attrs, exp, len);
-	ret = cp_nl_request(nl, CAUSALPROF_CMD_EXPERIMENT_START, attrs, len, NULL, 0);
+	if (!msg)
+		return -ENOMEM;
+	ret = send_built(nl, CAUSALPROF_CMD_EXPERIMENT_START, msg,
+			 cp_req_experiment_start(msg, speedup, r, nr), NULL, 0);
 	return ret < 0 ? ret : 0;
 }
 
@@ -271,35 +255,25 @@ int cp_nl_experiment_stop(struct cp_nl *nl)
 int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
 		       uint64_t offset, uint64_t end_offset)
 {
-	char attrs[NL_BUF_SIZE / 2] __attribute__((aligned(NLA_ALIGNTO)));
-	size_t len = 0, pp, plen = strlen(path) + 1;
+	struct nl_msg *msg = new_msg();
 	int ret;
 
-	if (plen > sizeof(attrs) - 256)
-		return -ENAMETOOLONG;
-	len = cp_nla_nest_start(attrs, len, CAUSALPROF_A_PROGRESS, &pp);
-	len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_ID, &id, sizeof(id));
-	len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_KIND, &kind, sizeof(kind));
-	len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_PATH, path, plen);
-	len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_OFFSET, &offset, sizeof(offset));
-	if (end_offset)
-		len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_END_OFFSET, &end_offset,
-				 sizeof(end_offset));
-	cp_nla_nest_end(attrs, pp, len);
-	ret = cp_nl_request(nl, CAUSALPROF_CMD_PROGRESS_ADD, attrs, len, NULL, 0);
+	if (!msg)
+		return -ENOMEM;
+	ret = send_built(nl, CAUSALPROF_CMD_PROGRESS_ADD, msg,
+			 cp_req_progress_add(msg, id, kind, path, offset, end_offset), NULL, 0);
 	return ret < 0 ? ret : 0;
 }
 
 int cp_nl_progress_del(struct cp_nl *nl, uint32_t id)
 {
-	char attrs[64] __attribute__((aligned(NLA_ALIGNTO)));
-	size_t len = 0, pp;
+	struct nl_msg *msg = new_msg();
 	int ret;
 
-	len = cp_nla_nest_start(attrs, len, CAUSALPROF_A_PROGRESS, &pp);
-	len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_ID, &id, sizeof(id));
-	cp_nla_nest_end(attrs, pp, len);
-	ret = cp_nl_request(nl, CAUSALPROF_CMD_PROGRESS_DEL, attrs, len, NULL, 0);
+	if (!msg)
+		return -ENOMEM;
+	ret = send_built(nl, CAUSALPROF_CMD_PROGRESS_DEL, msg, cp_req_progress_del(msg, id),
+			 NULL, 0);
 	return ret < 0 ? ret : 0;
 }
 
@@ -327,7 +301,7 @@ int cp_nl_wait_experiments(struct cp_nl *nl, size_t n, int timeout_ms)
 static void __attribute__((noreturn)) owner_main(pid_t pid, unsigned int freq, bool reads,
 						 int fd)
 {
-	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(freq);
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(freq);
 	struct cp_stream stream = {};
 	struct cp_nl nl;
 	uint64_t id;
