@@ -37,7 +37,8 @@
 #include "request.h"
 
 #define CP_MODULE	"causalprof"
-#define CP_VERSION	"0.1.0"
+/* What the module, /proc and cprof report: the one version string. */
+#define CP_VERSION	CAUSALPROF_VERSION
 #define CP_PROC_DIR	"/proc/causalprof"
 #define CP_STATUS	CP_PROC_DIR "/status"
 #define CP_CONTROL	CP_PROC_DIR "/control"
