@@ -12,6 +12,7 @@
  */
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,58 +175,67 @@ void cp_replay_check_sample(struct cp_replay *r, const struct causalprof_sample 
 			r->checks[i].failed = true;
 }
 
-/* Processes and threads are their own keys: their pid and tid. */
-static bool proc_eq(const void *ctx, uint32_t idx, const void *key)
-{
-	const struct cp_replay *r = ctx;
+/*
+ * Processes and threads are their own keys: each starts with its id (pid,
+ * tid), and one lookup serves both arrays.
+ */
+struct by_id {
+	struct cp_htab *index;
+	void *arr;		/* &r->procs or &r->threads */
+	size_t *nr, *cap;
+	size_t size;
+};
 
-	return r->procs[idx].pid == ((const struct cp_proc *)key)->pid;
+_Static_assert(offsetof(struct cp_proc, pid) == 0, "a process starts with its pid");
+_Static_assert(offsetof(struct cp_thread, tid) == 0, "a thread starts with its tid");
+
+#define PROCS(r) (&(struct by_id){ &(r)->proc_index, &(r)->procs, &(r)->nr_procs, \
+				   &(r)->cap_procs, sizeof(struct cp_proc) })
+#define THREADS(r) (&(struct by_id){ &(r)->thread_index, &(r)->threads, &(r)->nr_threads, \
+				     &(r)->cap_threads, sizeof(struct cp_thread) })
+
+static bool id_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct by_id *t = ctx;
+	const char *base = *(char *const *)t->arr;
+
+	return !memcmp(base + (size_t)idx * t->size, key, sizeof(uint32_t));
 }
 
-static bool thread_eq(const void *ctx, uint32_t idx, const void *key)
+/* The element with @id; if there is none, NULL, or with @add a new one (NULL: no memory). */
+static void *by_id(const struct by_id *t, uint32_t id, bool add)
 {
-	const struct cp_replay *r = ctx;
+	union {
+		struct cp_proc proc;
+		struct cp_thread thread;
+	} key = { 0 };
+	uint64_t hash = cp_hash_u64(CP_HASH_SEED, id);
+	int64_t i;
 
-	return r->threads[idx].tid == ((const struct cp_thread *)key)->tid;
-}
-
-static uint64_t id_hash(uint32_t id)
-{
-	return cp_hash_u64(CP_HASH_SEED, id);
+	memcpy(&key, &id, sizeof(id));
+	i = add ? cp_htab_intern(t->index, hash, id_eq, t, &key, t->arr, t->nr, t->cap, t->size)
+		: cp_htab_find(t->index, hash, id_eq, t, &key);
+	return i >= 0 ? *(char **)t->arr + i * t->size : NULL;
 }
 
 struct cp_proc *cp_replay_find_proc(const struct cp_replay *r, uint32_t pid)
 {
-	int64_t i = cp_htab_find(&r->proc_index, id_hash(pid), proc_eq, r,
-				 &(struct cp_proc){ .pid = pid });
-
-	return i >= 0 ? &r->procs[i] : NULL;
+	return by_id(PROCS((struct cp_replay *)r), pid, false);
 }
 
 static struct cp_proc *get_proc(struct cp_replay *r, uint32_t pid)
 {
-	int64_t i = cp_htab_intern(&r->proc_index, id_hash(pid), proc_eq, r,
-				   &(struct cp_proc){ .pid = pid }, &r->procs, &r->nr_procs,
-				   &r->cap_procs, sizeof(struct cp_proc));
-
-	return i >= 0 ? &r->procs[i] : NULL;
+	return by_id(PROCS(r), pid, true);
 }
 
 static struct cp_thread *find_thread(const struct cp_replay *r, uint32_t tid)
 {
-	int64_t i = cp_htab_find(&r->thread_index, id_hash(tid), thread_eq, r,
-				 &(struct cp_thread){ .tid = tid });
-
-	return i >= 0 ? &r->threads[i] : NULL;
+	return by_id(THREADS((struct cp_replay *)r), tid, false);
 }
 
 static struct cp_thread *get_thread(struct cp_replay *r, uint32_t tid)
 {
-	int64_t i = cp_htab_intern(&r->thread_index, id_hash(tid), thread_eq, r,
-				   &(struct cp_thread){ .tid = tid }, &r->threads, &r->nr_threads,
-				   &r->cap_threads, sizeof(struct cp_thread));
-
-	return i >= 0 ? &r->threads[i] : NULL;
+	return by_id(THREADS(r), tid, true);
 }
 
 /* The last of @n keys (a stride of @size bytes apart) at or before @at. */
@@ -322,12 +332,28 @@ static size_t first_after(const struct cp_proc *p, uint64_t addr)
 	return lo;
 }
 
+/*
+ * A new mapping for what lives on of mapping @whole, from @start to @end, as
+ * of @from: its index, or -errno.
+ */
+static int add_piece(struct cp_proc *p, uint32_t whole, uint64_t start, uint64_t end,
+		     struct cp_key from)
+{
+	struct cp_map piece = p->maps[whole];
+
+	piece.pgoff += start - piece.start;
+	piece.start = start;
+	piece.end = end;
+	piece.from = from;
+	piece.mapping = 0;
+	return new_map(p, &piece);
+}
+
 /* Adds @m to @p's live mappings; the parts of older ones it overlaps end. */
 static int add_map(struct cp_proc *p, struct cp_map *m)
 {
 	uint32_t pieces[3];
 	size_t i, j, k, n = 0;
-	struct cp_map piece;
 	int idx;
 
 	i = first_after(p, m->start);
@@ -335,11 +361,7 @@ static int add_map(struct cp_proc *p, struct cp_map *m)
 		;
 	/* live[i, j) overlap m: what sticks out on either side lives on. */
 	if (i < j && p->maps[p->live[i]].start < m->start) {
-		piece = p->maps[p->live[i]];
-		piece.end = m->start;
-		piece.from = m->from;
-		piece.mapping = 0;
-		idx = new_map(p, &piece);
+		idx = add_piece(p, p->live[i], p->maps[p->live[i]].start, m->start, m->from);
 		if (idx < 0)
 			return idx;
 		pieces[n++] = idx;
@@ -349,12 +371,7 @@ static int add_map(struct cp_proc *p, struct cp_map *m)
 		return idx;
 	pieces[n++] = idx;
 	if (i < j && p->maps[p->live[j - 1]].end > m->end) {
-		piece = p->maps[p->live[j - 1]];
-		piece.pgoff += m->end - piece.start;
-		piece.start = m->end;
-		piece.from = m->from;
-		piece.mapping = 0;
-		idx = new_map(p, &piece);
+		idx = add_piece(p, p->live[j - 1], m->end, p->maps[p->live[j - 1]].end, m->from);
 		if (idx < 0)
 			return idx;
 		pieces[n++] = idx;
