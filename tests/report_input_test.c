@@ -561,6 +561,127 @@ TEST_F(input, causal_demangled)
 }
 
 /* Not a recording at all. */
+/*
+ * A mapping made over the start of an older one (mmap(MAP_FIXED) or
+ * mprotect() splitting it): the rest of the old one lives on at its own file
+ * offsets, so a sample there is still named.
+ */
+TEST_F(input, mapping_split)
+{
+	static const char *const names[] = { "cpu-clock" };
+	char prog[PATH_MAX], lib[PATH_MAX], path[160];
+	char *argv[] = { "report", "-i", path, NULL }, *out = NULL, *err = NULL;
+	const struct sym_probe *p, *libc;
+	const struct sym_map *m;
+	struct sym_map over;
+	struct sym_run run;
+	uint64_t ips[2];
+	struct synth s;
+	int i;
+
+	ASSERT_EQ(0, cp_build_path("sym/symtarget", prog, sizeof(prog)));
+	ASSERT_EQ(0, cp_build_path("sym/libsymlib.so", lib, sizeof(lib)));
+	ASSERT_EQ(0, synth_probe(prog, lib, &run));
+	p = synth_find_probe(&run, "main");
+	libc = synth_find_probe(&run, "libc");
+	ASSERT_NE(NULL, p);
+	ASSERT_NE(NULL, libc);
+	m = synth_find_map(&run, p->addr - 1);
+	ASSERT_NE(NULL, m);
+	ASSERT_LT(m->start + 16, p->addr);
+	/* Anonymous code over the mapping, up to just before main's call. */
+	over = (struct sym_map){ .start = m->start, .end = p->addr - 16 };
+	strcpy(over.path, CAUSALPROF_MMAP_ANON);
+
+	snprintf(path, sizeof(path), "%s/split.data", self->dir);
+	ASSERT_EQ(0, synth_begin(&s, path, SYNTH_PID, names, 1));
+	synth_comm(&s, SYNTH_PID, SYNTH_PID, "symtarget", 0);
+	synth_maps(&s, SYNTH_PID, &run);
+	synth_mmap(&s, SYNTH_PID, &over);
+	for (i = 0; i < 20; i++) {
+		ips[0] = libc->addr;
+		ips[1] = p->addr;
+		synth_sample(&s, SYNTH_PID, SYNTH_PID, 0, SYNTH_PERIOD, 0, 2, ips);
+	}
+	synth_end(&s, 20, 0);
+	ASSERT_EQ(0, synth_finish(&s));
+	EXPECT_EQ(0, synth_cprof(argv, &out, &err)) TH_LOG("%s", err);
+	ASSERT_NE(NULL, out);
+	EXPECT_NE(NULL, strstr(out, p->outer)) TH_LOG("%s not in:\n%s", p->outer, out);
+	free(out);
+	free(err);
+}
+
+/* Does the row of the table @out that ends in @name start with @flat? */
+static bool row_starts(const char *out, const char *name, const char *flat)
+{
+	char want[128];
+	const char *row;
+
+	snprintf(want, sizeof(want), "  %s\n", name);
+	row = strstr(out, want);
+	if (!row)
+		return false;
+	while (row > out && row[-1] != '\n')
+		row--;
+	while (*row == ' ')
+		row++;
+	return !strncmp(row, flat, strlen(flat)) && row[strlen(flat)] == ' ';
+}
+
+/*
+ * Threads and processes apart: --threads has a row per thread, by its own
+ * name, and a process without mappings has its samples unnamed, not named
+ * through another's.
+ */
+TEST_F(input, threads_and_processes_apart)
+{
+	static const char *const names[] = { "cpu-clock" };
+	char prog[PATH_MAX], lib[PATH_MAX], path[160];
+	char *argv[] = { "report", "-i", path, "--threads", NULL }, *out = NULL, *err = NULL;
+	const struct sym_probe *p;
+	struct sym_run run;
+	const uint32_t other = SYNTH_PID + 100;
+	uint64_t ip;
+	struct synth s;
+	int i;
+
+	ASSERT_EQ(0, cp_build_path("sym/symtarget", prog, sizeof(prog)));
+	ASSERT_EQ(0, cp_build_path("sym/libsymlib.so", lib, sizeof(lib)));
+	ASSERT_EQ(0, synth_probe(prog, lib, &run));
+	p = synth_find_probe(&run, "main");
+	ASSERT_NE(NULL, p);
+
+	snprintf(path, sizeof(path), "%s/apart.data", self->dir);
+	ASSERT_EQ(0, synth_begin(&s, path, SYNTH_PID, names, 1));
+	synth_comm(&s, SYNTH_PID, SYNTH_PID, "alpha", 0);
+	synth_comm(&s, SYNTH_PID, SYNTH_PID + 1, "beta", 0);
+	synth_comm(&s, other, other, "gamma", 0);
+	synth_maps(&s, SYNTH_PID, &run);
+	ip = p->addr;
+	for (i = 0; i < 90; i++)
+		synth_sample(&s, SYNTH_PID, i < 60 ? SYNTH_PID : SYNTH_PID + 1, 0, SYNTH_PERIOD,
+			     0, 1, &ip);
+	for (i = 0; i < 10; i++)
+		synth_sample(&s, other, other, 0, SYNTH_PERIOD, 0, 1, &ip);
+	synth_end(&s, 100, 0);
+	ASSERT_EQ(0, synth_finish(&s));
+	EXPECT_EQ(0, synth_cprof(argv, &out, &err)) TH_LOG("%s", err);
+	ASSERT_NE(NULL, out);
+	EXPECT_NE(NULL, strstr(out, "alpha")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "beta")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "gamma")) TH_LOG("%s", out);
+	free(out);
+	argv[3] = NULL;
+	EXPECT_EQ(0, synth_cprof(argv, &out, &err)) TH_LOG("%s", err);
+	ASSERT_NE(NULL, out);
+	/* The first process's 90 samples named; the other process's 10 not. */
+	EXPECT_TRUE(row_starts(out, p->func, "90ms")) TH_LOG("%s", out);
+	EXPECT_TRUE(row_starts(out, "<unknown>", "10ms")) TH_LOG("%s", out);
+	free(out);
+	free(err);
+}
+
 TEST_F(input, not_a_recording)
 {
 	char fifo[160], *err = NULL;
