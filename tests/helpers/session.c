@@ -111,6 +111,13 @@ static size_t put_event(void *buf, size_t off, const struct cp_nl_event *ev)
 int cp_nl_start_events(struct cp_nl *nl, uint32_t pid, uint32_t flags,
 		       const struct cp_nl_event *evs, unsigned int nr, uint64_t *id)
 {
+	return cp_nl_start_agg(nl, pid, flags, evs, nr, 0, id);
+}
+
+int cp_nl_start_agg(struct cp_nl *nl, uint32_t pid, uint32_t flags,
+		    const struct cp_nl_event *evs, unsigned int nr, uint32_t entries,
+		    uint64_t *id)
+{
 	char attrs[4096] __attribute__((aligned(NLA_ALIGNTO)));
 	char reply[256] __attribute__((aligned(NLA_ALIGNTO)));
 	const struct nlattr *tb[CAUSALPROF_A_MAX + 1];
@@ -124,6 +131,8 @@ int cp_nl_start_events(struct cp_nl *nl, uint32_t pid, uint32_t flags,
 		len = cp_nla_put(attrs, len, CAUSALPROF_A_TARGET_PID, &pid, sizeof(pid));
 	if (flags)
 		len = cp_nla_put(attrs, len, CAUSALPROF_A_FLAGS, &flags, sizeof(flags));
+	if (entries)
+		len = cp_nla_put(attrs, len, CAUSALPROF_A_AGG_ENTRIES, &entries, sizeof(entries));
 	if (nr) {
 		len = cp_nla_nest_start(attrs, len, CAUSALPROF_A_EVENTS, &start);
 		for (i = 0; i < nr; i++)
