@@ -77,7 +77,7 @@ static struct {
 	struct agg_cpu __percpu *cpus;
 	u32 entries;		/* per table, a power of two */
 	u32 stacks;		/* per CPU, a power of two */
-} agg;
+} tables;
 
 u64 cp_agg_hash(const u64 *ips, unsigned int nk, unsigned int nu, u8 sflags)
 {
@@ -104,7 +104,7 @@ static u32 key_hash(u64 stack, u32 tid, u8 event)
 /* Handler: whether this CPU has sent the stack; remembers it if there is room. */
 static bool seen(struct agg_cpu *ac, u64 id, bool *room)
 {
-	u32 mask = agg.stacks - 1, i, slot;
+	u32 mask = tables.stacks - 1, i, slot;
 
 	*room = false;
 	for (i = 0; i < PROBE_MAX; i++) {
@@ -122,7 +122,7 @@ static bool seen(struct agg_cpu *ac, u64 id, bool *room)
 
 static void forget(struct agg_cpu *ac, u64 id)
 {
-	u32 mask = agg.stacks - 1, i, slot;
+	u32 mask = tables.stacks - 1, i, slot;
 
 	for (i = 0; i < PROBE_MAX; i++) {
 		slot = ((u32)id + i) & mask;
@@ -162,9 +162,9 @@ static struct causalprof_stack *put_stack(struct cp_ring *ring, const struct cp_
 enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sample *s,
 				 unsigned long *start, unsigned long *next)
 {
-	struct agg_cpu *ac = this_cpu_ptr(agg.cpus);
+	struct agg_cpu *ac = this_cpu_ptr(tables.cpus);
 	u64 id = cp_agg_hash(s->ips, s->nk, s->nu, s->sflags);
-	u32 mask = 2 * agg.entries - 1, h = key_hash(id, s->tid, s->event);
+	u32 mask = 2 * tables.entries - 1, h = key_hash(id, s->tid, s->event);
 	enum cp_agg_result ret = CP_AGG_FULL;
 	struct causalprof_count *c = NULL;
 	struct agg_table *t;
@@ -187,7 +187,7 @@ enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sampl
 			break;
 		c = NULL;
 	}
-	if (!c && (i == PROBE_MAX || t->nr == agg.entries))
+	if (!c && (i == PROBE_MAX || t->nr == tables.entries))
 		goto out;
 
 	if (!seen(ac, id, &room)) {
@@ -218,7 +218,7 @@ enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sampl
 		c->pad2 = 0;
 		t->index[slot] = ++t->nr;
 		/* Half full: drain soon rather than fall back to SAMPLEs. */
-		if (t->nr == agg.entries / 2)
+		if (t->nr == tables.entries / 2)
 			cp_stream_kick();
 	}
 	c->count++;
@@ -235,6 +235,7 @@ static void swap_tables(struct agg_cpu *ac)
 {
 	unsigned int s;
 
+	/* Publishes the clear of the table the handler gets (cp_agg_commit()). */
 	smp_store_release(&ac->active, !ac->active);
 	/* Orders the index's store before the sequence's load. */
 	smp_mb();
@@ -252,7 +253,7 @@ static void swap_tables(struct agg_cpu *ac)
  */
 void cp_agg_prepare(int cpu)
 {
-	struct agg_cpu *ac = per_cpu_ptr(agg.cpus, cpu);
+	struct agg_cpu *ac = per_cpu_ptr(tables.cpus, cpu);
 
 	if (!ac->t[!ac->active].nr && READ_ONCE(ac->t[ac->active].nr))
 		swap_tables(ac);
@@ -261,7 +262,7 @@ void cp_agg_prepare(int cpu)
 /* Drain: the entries of cpu's table not yet sent, from the message's cursor. */
 const struct causalprof_count *cp_agg_next(int cpu)
 {
-	struct agg_cpu *ac = per_cpu_ptr(agg.cpus, cpu);
+	struct agg_cpu *ac = per_cpu_ptr(tables.cpus, cpu);
 	struct agg_table *mine = &ac->t[!ac->active];
 
 	return ac->next < mine->nr ? &mine->ents[ac->next] : NULL;
@@ -269,13 +270,13 @@ const struct causalprof_count *cp_agg_next(int cpu)
 
 void cp_agg_advance(int cpu)
 {
-	per_cpu_ptr(agg.cpus, cpu)->next++;
+	per_cpu_ptr(tables.cpus, cpu)->next++;
 }
 
 /* Drain: a new message starts; the last one's unsent entries are taken again. */
 void cp_agg_rewind(int cpu)
 {
-	struct agg_cpu *ac = per_cpu_ptr(agg.cpus, cpu);
+	struct agg_cpu *ac = per_cpu_ptr(tables.cpus, cpu);
 
 	ac->next = ac->t[!ac->active].sent;
 }
@@ -283,13 +284,13 @@ void cp_agg_rewind(int cpu)
 /* Drain: the message is delivered (or dropped); a table all sent is cleared. */
 void cp_agg_commit(int cpu)
 {
-	struct agg_cpu *ac = per_cpu_ptr(agg.cpus, cpu);
+	struct agg_cpu *ac = per_cpu_ptr(tables.cpus, cpu);
 	struct agg_table *mine = &ac->t[!ac->active];
 
 	mine->sent = ac->next;
 	if (!mine->nr || mine->sent < mine->nr)
 		return;
-	memset(mine->index, 0, 2 * agg.entries * sizeof(*mine->index));
+	memset(mine->index, 0, 2 * tables.entries * sizeof(*mine->index));
 	mine->nr = 0;
 	mine->sent = 0;
 	ac->next = 0;
@@ -301,7 +302,7 @@ void cp_agg_commit(int cpu)
  */
 bool cp_agg_drained(int cpu)
 {
-	struct agg_cpu *ac = per_cpu_ptr(agg.cpus, cpu);
+	struct agg_cpu *ac = per_cpu_ptr(tables.cpus, cpu);
 
 	return !READ_ONCE(ac->t[ac->active].nr);
 }
@@ -321,12 +322,12 @@ void cp_agg_free(void)
 {
 	int cpu;
 
-	if (!agg.cpus)
+	if (!tables.cpus)
 		return;
 	for_each_possible_cpu(cpu)
-		free_cpu(per_cpu_ptr(agg.cpus, cpu));
-	free_percpu(agg.cpus);
-	agg.cpus = NULL;
+		free_cpu(per_cpu_ptr(tables.cpus, cpu));
+	free_percpu(tables.cpus);
+	tables.cpus = NULL;
 }
 
 /* Process context, before any handler runs: entries per table (16 to 65536). */
@@ -335,25 +336,25 @@ int cp_agg_start(u32 entries)
 	struct agg_cpu *ac;
 	int cpu, node, i;
 
-	agg.entries = roundup_pow_of_two(entries);
-	agg.stacks = agg.entries * STACKS_PER_ENTRY;
-	agg.cpus = alloc_percpu(struct agg_cpu);
-	if (!agg.cpus)
+	tables.entries = roundup_pow_of_two(entries);
+	tables.stacks = tables.entries * STACKS_PER_ENTRY;
+	tables.cpus = alloc_percpu(struct agg_cpu);
+	if (!tables.cpus)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		ac = per_cpu_ptr(agg.cpus, cpu);
+		ac = per_cpu_ptr(tables.cpus, cpu);
 		node = cpu_to_node(cpu);
 		for (i = 0; i < 2; i++) {
-			ac->t[i].ents = kvzalloc_node(array_size(agg.entries,
+			ac->t[i].ents = kvzalloc_node(array_size(tables.entries,
 								 sizeof(*ac->t[i].ents)),
 						      GFP_KERNEL, node);
-			ac->t[i].index = kvzalloc_node(array_size(2 * agg.entries,
+			ac->t[i].index = kvzalloc_node(array_size(2 * tables.entries,
 								  sizeof(*ac->t[i].index)),
 						       GFP_KERNEL, node);
 			if (!ac->t[i].ents || !ac->t[i].index)
 				goto err;
 		}
-		ac->seen = kvzalloc_node(array_size(agg.stacks, sizeof(*ac->seen)), GFP_KERNEL,
+		ac->seen = kvzalloc_node(array_size(tables.stacks, sizeof(*ac->seen)), GFP_KERNEL,
 					 node);
 		if (!ac->seen)
 			goto err;

@@ -265,7 +265,8 @@ static int parse_start(struct genl_info *info, struct cp_config *cfg)
 			return -EINVAL;
 		}
 		cfg->agg_entries = nla_get_u32(a);
-		if (cfg->agg_entries < CP_AGG_ENTRIES_MIN || cfg->agg_entries > CP_AGG_ENTRIES_MAX) {
+		if (cfg->agg_entries < CP_AGG_ENTRIES_MIN ||
+		    cfg->agg_entries > CP_AGG_ENTRIES_MAX) {
 			NL_SET_ERR_MSG_ATTR(info->extack, a,
 					    "CAUSALPROF_A_AGG_ENTRIES is not within 16 to 65536");
 			return -EINVAL;
