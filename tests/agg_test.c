@@ -208,6 +208,40 @@ TEST_F_TIMEOUT(agg, table_full_falls_back, 90)
 	EXPECT_EQ(self->stream.end.fallback, val);
 }
 
+/*
+ * Stopped while the drain's table waits for an owner that does not read
+ * and the handler's table holds more: the last drain sends both before
+ * the END.
+ */
+TEST_F_TIMEOUT(agg, stop_sends_every_count, 90)
+{
+	char *argv[] = { self->spin, "-t", "4", "-s", "0", NULL };
+	const struct cp_nl_event ev = CP_EV_CPU_CLOCK(FREQ);
+	struct timespec pause = { 0, 400000000L };
+	struct tally t;
+	const char *why;
+	uint64_t id;
+
+	ASSERT_EQ(0, cp_target_spawn(&self->target, argv, true));
+	ASSERT_EQ(0, cp_nl_start_agg(&self->nl, self->target.pid,
+				     CP_F_STACKS | CAUSALPROF_F_AGGREGATE, &ev, 1, 0, &id))
+		TH_LOG("extack: '%s'", self->nl.extack);
+	ASSERT_EQ(0, cp_target_release(&self->target));
+	ASSERT_EQ(0, cp_nl_pump(&self->nl, 300));
+	/* The next message finds no room: its counts stay in the drain's table. */
+	ASSERT_EQ(0, cp_nl_set_rcvbuf(&self->nl, 0));
+	nanosleep(&pause, NULL);
+	ASSERT_EQ(0, cp_nl_set_rcvbuf(&self->nl, 32 << 20));
+	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
+	why = cp_stream_problem(&self->stream);
+	ASSERT_EQ(NULL, why) TH_LOG("%s", why);
+	walk(_metadata, &self->stream, &t);
+	EXPECT_LT(0, t.counted);
+	EXPECT_EQ(0, t.orphans);
+	EXPECT_EQ(self->stream.end.samples, t.counted + t.sample_records);
+	check_cpus(_metadata, &self->stream);
+}
+
 /* Without CAUSALPROF_F_AGGREGATE: one SAMPLE record per sample, as before. */
 TEST_F_TIMEOUT(agg, raw_gives_samples, 90)
 {
