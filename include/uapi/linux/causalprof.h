@@ -102,8 +102,9 @@
  *       reader that receives into an 8-aligned buffer can use the records
  *       in place.
  *   A message is at most 32 KiB. Records keep their order per CPU; across
- *   CPUs, and between samples and the other records, order by time_ns. A
- *   MMAP, COMM, FORK or EXIT record never arrives after a sample taken
+ *   CPUs, and between samples and the other records, order by time_ns
+ *   (COUNT records excepted: they leave at the drain after their samples).
+ *   A MMAP, COMM, FORK or EXIT record never arrives after a sample taken
  *   after it. When the owner's receive queue is full, records wait in the
  *   module and samples that find no room are counted in LOST records: a
  *   client should use a large SO_RCVBUF(FORCE) and NETLINK_NO_ENOBUFS.
