@@ -38,15 +38,17 @@
  * reads the ring's head only after the swap, and sends the ring's records
  * before the old table's. So a STACK always precedes, or travels with,
  * the first COUNT that names it. The stacks a CPU has sent are kept in a
- * per-CPU set of ids (written by the handler only) for the whole session;
- * a stack that finds the set full is sent again with each sample that
- * cannot remember it (never lost, only dearer).
+ * per-CPU set of ids (written by the handler only) for the whole session,
+ * looked up only when a key enters a table (a key in the table has had its
+ * stack sent); a stack that finds the set full is sent again each time it
+ * enters a table (never lost, only dearer).
  */
 
 #include "agg.h"
 #include "ring.h"
 #include "stream.h"
 
+#include <linux/bitops.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -61,6 +63,9 @@
 struct agg_table {
 	struct causalprof_count *ents;	/* nr used, in first-seen order */
 	u32 *index;			/* 2 * entries slots: entry + 1, 0 free */
+	u32 *slot;			/* of each entry in index: clearing one
+					 * table costs its entries, not its size
+					 */
 	u32 nr;
 	u32 sent;			/* drain: entries taken into sent messages */
 };
@@ -79,16 +84,20 @@ static struct {
 	u32 stacks;		/* per CPU, a power of two */
 } tables;
 
+/*
+ * Two instructions a frame (the handler's cost counts): each step, an xor
+ * and a multiplication by an odd constant, is a bijection of the state, and
+ * the rotation carries the high bits, which the multiplication mixes best,
+ * down before the next frame; the end mixes the whole.
+ */
 u64 cp_agg_hash(const u64 *ips, unsigned int nk, unsigned int nu, u8 sflags)
 {
 	u64 h = 0x9e3779b97f4a7c15ULL ^ ((u64)nk << 32 | (u64)nu << 16 | sflags);
 	unsigned int i;
 
-	for (i = 0; i < nk + nu; i++) {
-		h ^= ips[i];
-		h *= 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
+	for (i = 0; i < nk + nu; i++)
+		h = ror64((h ^ ips[i]) * 0xff51afd7ed558ccdULL, 29);
+	h ^= h >> 32;
 	h *= 0xc4ceb9fe1a85ec53ULL;
 	h ^= h >> 29;
 	return h ?: 1;
@@ -190,7 +199,8 @@ enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sampl
 	if (!c && (i == PROBE_MAX || t->nr == tables.entries))
 		goto out;
 
-	if (!seen(ac, id, &room)) {
+	/* A key already in the table: its CPU has sent its stack. */
+	if (!c && !seen(ac, id, &room)) {
 		*start = ring->head;
 		if (!put_stack(ring, s, id, next)) {
 			if (room)
@@ -216,6 +226,7 @@ enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sampl
 		c->event = s->event;
 		c->pad = 0;
 		c->pad2 = 0;
+		t->slot[t->nr] = slot;
 		t->index[slot] = ++t->nr;
 		/* Half full: drain soon rather than fall back to SAMPLEs. */
 		if (t->nr == tables.entries / 2)
@@ -286,11 +297,13 @@ void cp_agg_commit(int cpu)
 {
 	struct agg_cpu *ac = per_cpu_ptr(tables.cpus, cpu);
 	struct agg_table *mine = &ac->t[!ac->active];
+	u32 i;
 
 	mine->sent = ac->next;
 	if (!mine->nr || mine->sent < mine->nr)
 		return;
-	memset(mine->index, 0, 2 * tables.entries * sizeof(*mine->index));
+	for (i = 0; i < mine->nr; i++)
+		mine->index[mine->slot[i]] = 0;
 	mine->nr = 0;
 	mine->sent = 0;
 	ac->next = 0;
@@ -314,6 +327,7 @@ static void free_cpu(struct agg_cpu *ac)
 	for (i = 0; i < 2; i++) {
 		kvfree(ac->t[i].ents);
 		kvfree(ac->t[i].index);
+		kvfree(ac->t[i].slot);
 	}
 	kvfree(ac->seen);
 }
@@ -351,7 +365,10 @@ int cp_agg_start(u32 entries)
 			ac->t[i].index = kvzalloc_node(array_size(2 * tables.entries,
 								  sizeof(*ac->t[i].index)),
 						       GFP_KERNEL, node);
-			if (!ac->t[i].ents || !ac->t[i].index)
+			ac->t[i].slot = kvzalloc_node(array_size(tables.entries,
+								 sizeof(*ac->t[i].slot)),
+						      GFP_KERNEL, node);
+			if (!ac->t[i].ents || !ac->t[i].index || !ac->t[i].slot)
 				goto err;
 		}
 		ac->seen = kvzalloc_node(array_size(tables.stacks, sizeof(*ac->seen)), GFP_KERNEL,
