@@ -18,7 +18,13 @@
 #             received and parsed by cprof, its stdio writes going to
 #             /dev/null, which keeps nothing
 #   cprof     cprof record -o FILE: the whole recording
+#   raw       cprof record --raw -o FILE: the same, one record per sample
 #   perf      perf record -g
+#
+# cprof record aggregates in the kernel by default (CAUSALPROF_F_AGGREGATE):
+# from handler to cprof the stages are those of aggregated sessions (the
+# handler counts into its CPU's table, the drains skip the counts unread
+# with discard_samples); raw is the whole recording without aggregation.
 #
 # Runs are interleaved (the order rotates every repetition) and medians are
 # compared, since TCG timings vary by about 10 % from run to run. The
@@ -37,7 +43,8 @@ reps=${REPS:-7}
 iters=${ITERS:-150000000}
 threads=${THREADS:-$(nproc)}
 tmp=$(mktemp -d)
-modes="base ticks handler ring netlink cprof perf"
+modes="base ticks handler ring netlink cprof raw perf"
+nmodes=8
 discard=/sys/module/causalprof/parameters/discard_samples
 
 grep -q '^causalprof ' /proc/modules || insmod "${CAUSALPROF_KO:?}" || exit 1
@@ -84,6 +91,8 @@ run()
 		record "$2" /dev/null ;;
 	cprof)
 		record "$2" "$tmp/c.data" ;;
+	raw)
+		record "$2" "$tmp/r.data" --raw ;;
 	perf)
 		perf record -q -e cpu-clock -F "$2" -g -o "$tmp/p.data" -- \
 			"$wl" "$threads" "$iters" > "$tmp/out" 2> "$tmp/perf.err" ;;
@@ -112,13 +121,16 @@ echo "RESULT Stages: ticks = the cpu-clock timers alone (a session on a sleeping
 echo "RESULT handler = \`cprof record --no-callchain\` with \`discard_samples=1\` (records written"
 echo "RESULT to the ring, skipped unread by the drains); ring = the same with stacks; netlink ="
 echo "RESULT \`cprof record -o /dev/null\` (drained, sent, received and parsed, not written);"
-echo "RESULT cprof = \`cprof record -o FILE\`; perf = \`perf record -g\`."
+echo "RESULT cprof = \`cprof record -o FILE\` (aggregated in the kernel, the default);"
+echo "RESULT raw = \`cprof record --raw -o FILE\` (one record per sample); perf = \`perf record -g\`."
+echo "RESULT Up to cprof the stages are those of aggregated sessions (the handler counts into"
+echo "RESULT its CPU's table; with \`discard_samples=1\` the drains skip the counts unread)."
 for rate in 1000 10000; do
 	for m in $modes; do : > "$tmp/$m"; : > "$tmp/$m.$rate.count"; done
 	i=0
 	while [ $i -lt "$reps" ]; do
-		# the order rotates: every mode leads once in 7 repetitions
-		order=$(echo $modes $modes | cut -d' ' -f$((i % 7 + 1))-$((i % 7 + 7)))
+		# the order rotates: every mode leads once in $nmodes repetitions
+		order=$(echo $modes $modes | cut -d' ' -f$((i % nmodes + 1))-$((i % nmodes + nmodes)))
 		for m in $order; do
 			t=$(run "$m" "$rate") || exit 1
 			echo "$t" >> "$tmp/$m"
@@ -130,7 +142,7 @@ for rate in 1000 10000; do
 	for m in $modes; do
 		args="$args -v t_$m=$(median < "$tmp/$m") -v d_$m=$(spread < "$tmp/$m")"
 	done
-	for m in handler ring netlink cprof; do
+	for m in handler ring netlink cprof raw; do
 		set -- $(count "$tmp/$m.$rate.count")
 		args="$args -v s_$m=$1 -v l_$m=$2"
 	done
@@ -140,14 +152,14 @@ done
 echo "RESULT "
 echo "RESULT Overhead over the unprofiled run (median guest time):"
 echo "RESULT "
-echo "RESULT | rate | unprofiled (ms) | ticks only | handler, no stacks | + stacks, ring only | + netlink, not written | cprof record | perf record -g | cprof / perf overhead |"
-echo "RESULT | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "RESULT | rate | unprofiled (ms) | ticks only | handler, no stacks | + stacks, ring only | + netlink, not written | cprof record | cprof record --raw | perf record -g | cprof / perf overhead |"
+echo "RESULT | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for rate in 1000 10000; do
 	awk $(cat "$tmp/args.$rate") 'function o(t) { return sprintf("%+.1f %%", (t - t_base) / t_base * 100) }
 	BEGIN {
 		po = t_perf - t_base
-		printf "RESULT | %d Hz | %.0f | %s | %s | %s | %s | %s | %s | %s |\n", r, t_base / 1e6,
-			o(t_ticks), o(t_handler), o(t_ring), o(t_netlink), o(t_cprof), o(t_perf),
+		printf "RESULT | %d Hz | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |\n", r, t_base / 1e6,
+			o(t_ticks), o(t_handler), o(t_ring), o(t_netlink), o(t_cprof), o(t_raw), o(t_perf),
 			(po > 0 ? sprintf("%.2f", (t_cprof - t_base) / po) : "n/a")
 	}'
 done
@@ -155,28 +167,47 @@ echo "RESULT "
 echo "RESULT Guest time per sample, (stage - unprofiled) / samples, in µs, and in parentheses"
 echo "RESULT what the stage adds to the one before; samples per run (lost in all runs):"
 echo "RESULT "
-echo "RESULT | rate | ticks only | handler, no stacks | + stacks, ring only | + netlink, not written | cprof record (+ file) | perf record -g | samples per run (lost) |"
-echo "RESULT | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "RESULT | rate | ticks only | handler, no stacks | + stacks, ring only | + netlink, not written | cprof record (+ file) | cprof record --raw | perf record -g | samples per run (lost) |"
+echo "RESULT | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for rate in 1000 10000; do
 	awk $(cat "$tmp/args.$rate") 'function us(t, s) { return (t - t_base) / s / 1e3 }
 	BEGIN {
 		# the ticks: as many as the handler stage had samples, per ns
 		s_ticks = s_handler * t_ticks / t_handler
 		a = us(t_ticks, s_ticks); b = us(t_handler, s_handler); c = us(t_ring, s_ring)
-		d = us(t_netlink, s_netlink); e = us(t_cprof, s_cprof); p = us(t_perf, s_cprof)
-		printf "RESULT | %d Hz | %.2f | %.2f (%+.2f) | %.2f (%+.2f) | %.2f (%+.2f) | %.2f (%+.2f) | %.2f | %d / %d / %d / %d (%d / %d / %d / %d) |\n",
-			r, a, b, b - a, c, c - b, d, d - c, e, e - d, p,
-			s_handler, s_ring, s_netlink, s_cprof, l_handler, l_ring, l_netlink, l_cprof
+		d = us(t_netlink, s_netlink); e = us(t_cprof, s_cprof); w = us(t_raw, s_raw)
+		p = us(t_perf, s_cprof)
+		printf "RESULT | %d Hz | %.2f | %.2f (%+.2f) | %.2f (%+.2f) | %.2f (%+.2f) | %.2f (%+.2f) | %.2f | %.2f | %d / %d / %d / %d / %d (%d / %d / %d / %d / %d) |\n",
+			r, a, b, b - a, c, c - b, d, d - c, e, e - d, w, p,
+			s_handler, s_ring, s_netlink, s_cprof, s_raw,
+			l_handler, l_ring, l_netlink, l_cprof, l_raw
+	}'
+done
+echo "RESULT "
+echo "RESULT The sampler's own work above the ticks, µs per sample, against the target"
+echo "RESULT (at most half of perf's):"
+echo "RESULT "
+echo "RESULT | rate | cprof record | cprof record --raw | perf record -g | target | overhead above the ticks: cprof / raw / perf (points) |"
+echo "RESULT | --- | --- | --- | --- | --- | --- |"
+for rate in 1000 10000; do
+	awk $(cat "$tmp/args.$rate") 'function us(t, s) { return (t - t_base) / s / 1e3 }
+	function pt(t) { return (t - t_ticks) / t_base * 100 }
+	BEGIN {
+		s_ticks = s_handler * t_ticks / t_handler
+		a = us(t_ticks, s_ticks)
+		e = us(t_cprof, s_cprof) - a; w = us(t_raw, s_raw) - a; p = us(t_perf, s_cprof) - a
+		printf "RESULT | %d Hz | %.2f | %.2f | %.2f | %.2f | %+.1f / %+.1f / %+.1f |\n",
+			r, e, w, p, p / 2, pt(t_cprof), pt(t_raw), pt(t_perf)
 	}'
 done
 echo "RESULT "
 echo "RESULT perf's per sample: its time over cprof's sample count (perf counts its own)."
-echo "RESULT Samples per run: handler / ring / netlink / cprof. Spread of the repetitions,"
-echo "RESULT (max - min) / median, base / ticks / handler / ring / netlink / cprof / perf:"
+echo "RESULT Samples per run: handler / ring / netlink / cprof / raw. Spread of the repetitions,"
+echo "RESULT (max - min) / median, base / ticks / handler / ring / netlink / cprof / raw / perf:"
 for rate in 1000 10000; do
 	awk $(cat "$tmp/args.$rate") 'BEGIN {
-		printf "RESULT %d Hz: %s / %s / %s / %s / %s / %s / %s %%.\n", r,
-			d_base, d_ticks, d_handler, d_ring, d_netlink, d_cprof, d_perf
+		printf "RESULT %d Hz: %s / %s / %s / %s / %s / %s / %s / %s %%.\n", r,
+			d_base, d_ticks, d_handler, d_ring, d_netlink, d_cprof, d_raw, d_perf
 	}'
 done
 echo "RESULT "

@@ -87,6 +87,19 @@ static void sample(struct cp_rec_writer *w, uint32_t pid, uint32_t tid, uint8_t 
 	put(w, CAUSALPROF_REC_SAMPLE, 0, &s, sizeof(s), ips, (nk + nu) * sizeof(*ips));
 }
 
+/* An aggregated session's form: the stack once, then its count. */
+static void counted(struct cp_rec_writer *w, uint32_t pid, uint32_t tid, uint8_t ev, int nk,
+		    int nu, const uint64_t *ips, uint64_t id, uint64_t n)
+{
+	struct causalprof_stack st = { .id = id, .nr_kernel = nk, .nr_user = nu,
+				       .sflags = nk ? 0 : CAUSALPROF_SAMPLE_F_USER };
+	struct causalprof_count c = { .time_ns = now++, .stack = id, .count = n,
+				      .weight = n * 1000000, .pid = pid, .tid = tid, .event = ev };
+
+	put(w, CAUSALPROF_REC_STACK, 0, &st, sizeof(st), ips, (nk + nu) * sizeof(*ips));
+	put(w, CAUSALPROF_REC_COUNT, 0, &c, sizeof(c), NULL, 0);
+}
+
 static void meta(struct cp_rec_writer *w, int events)
 {
 	char text[1024];
@@ -107,7 +120,7 @@ static __attribute__((noinline)) uint64_t here(void)
 	return (uint64_t)__builtin_return_address(0);
 }
 
-static int write_seed(const char *dir, const char *name, int events, bool full)
+static int write_seed(const char *dir, const char *name, int events, bool full, bool agg)
 {
 	uint64_t ips[4], self_ret = here(), qsort_at = (uint64_t)qsort + 4;
 	unsigned long vdso = getauxval(AT_SYSINFO_EHDR);
@@ -128,7 +141,10 @@ static int write_seed(const char *dir, const char *name, int events, bool full)
 	for (i = 0; i < 4; i++) {
 		ips[0] = qsort_at;
 		ips[1] = self_ret;
-		sample(&w, 100, 100, i % events, 0, 2, ips);
+		if (agg)
+			counted(&w, 100, 100, i % events, 0, 2, ips, 0x5eed + i, 1 + i);
+		else
+			sample(&w, 100, 100, i % events, 0, 2, ips);
 	}
 	ips[0] = 0xffffffff81001010ULL;
 	ips[1] = 0xffffffffc0000021ULL;
@@ -160,9 +176,10 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "usage: mkseeds DIR\n");
 		return 2;
 	}
-	if (write_seed(argv[1], "full.rec", 1, true) ||
-	    write_seed(argv[1], "two-events.rec", 2, false) ||
-	    write_seed(argv[1], "small.rec", 1, false)) {
+	if (write_seed(argv[1], "full.rec", 1, true, false) ||
+	    write_seed(argv[1], "two-events.rec", 2, false, false) ||
+	    write_seed(argv[1], "small.rec", 1, false, false) ||
+	    write_seed(argv[1], "aggregated.rec", 2, true, true)) {
 		perror("mkseeds");
 		return 1;
 	}

@@ -43,6 +43,7 @@ static void __init create_cpu_dir(int cpu)
 		{ "overflows",	&st->overflows },
 		{ "ring_hwm",	&st->ring_hwm },
 		{ "handler_ns",	&st->handler_ns },
+		{ "fallback",	&st->fallback },
 	};
 	struct dentry *dir;
 	char name[16];

@@ -4,6 +4,7 @@
  * session layer, and carries a session's records to its owner's socket.
  */
 
+#include "agg.h"
 #include "causal.h"
 #include "compat.h"
 #include "events.h"
@@ -42,6 +43,7 @@ static const struct nla_policy start_policy[CAUSALPROF_A_MAX + 1] = {
 	[CAUSALPROF_A_TARGET_PID]	= { .type = NLA_U32 },
 	[CAUSALPROF_A_FLAGS]		= NLA_POLICY_MASK(NLA_U32, __CAUSALPROF_F_ALL),
 	[CAUSALPROF_A_EVENTS]		= NLA_POLICY_NESTED(events_policy),
+	[CAUSALPROF_A_AGG_ENTRIES]	= { .type = NLA_U32 },
 };
 
 static const struct nla_policy range_policy[CAUSALPROF_RANGE_A_MAX + 1] = {
@@ -250,6 +252,23 @@ static int parse_start(struct genl_info *info, struct cp_config *cfg)
 		if (!cfg->target_pid) {
 			NL_SET_ERR_MSG_ATTR(info->extack, attrs[CAUSALPROF_A_TARGET_PID],
 					    "TARGET_PID 0 is not a process");
+			return -EINVAL;
+		}
+	}
+	cfg->agg_entries = CP_AGG_ENTRIES_DEFAULT;
+	if (attrs[CAUSALPROF_A_AGG_ENTRIES]) {
+		const struct nlattr *a = attrs[CAUSALPROF_A_AGG_ENTRIES];
+
+		if (!(cfg->flags & CAUSALPROF_F_AGGREGATE)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "CAUSALPROF_A_AGG_ENTRIES needs CAUSALPROF_F_AGGREGATE");
+			return -EINVAL;
+		}
+		cfg->agg_entries = nla_get_u32(a);
+		if (cfg->agg_entries < CP_AGG_ENTRIES_MIN ||
+		    cfg->agg_entries > CP_AGG_ENTRIES_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "CAUSALPROF_A_AGG_ENTRIES is not within 16 to 65536");
 			return -EINVAL;
 		}
 	}

@@ -6,12 +6,14 @@
  * The handler runs in NMI (hardware PMU events) or in the hrtimer's hard
  * interrupt (cpu-clock), in the context of whichever task the CPU was
  * running. It takes no lock, allocates nothing and never sleeps: it checks
- * that the task is a target, writes one record into its CPU's ring, and
- * counts. An NMI that lands while the same CPU's hrtimer handler is busy
+ * that the task is a target, writes one record into its CPU's ring (or,
+ * in an aggregated session, counts the sample in its CPU's table: see
+ * agg.c), and counts. An NMI that lands while the same CPU's hrtimer handler is busy
  * finds the CPU's scratch space taken and counts its sample as lost, so
  * samples + lost == overflows on every CPU.
  */
 
+#include "agg.h"
 #include "causal.h"
 #include "events.h"
 #include "ring.h"
@@ -63,7 +65,38 @@ static struct {
 
 static DEFINE_PER_CPU(int, busy);
 
-/* Leaves the stack in the CPU's scratch: *nk kernel IPs, then *nu user ones. */
+/* A SAMPLE record of the stack in the CPU's scratch into ring. */
+static bool put_sample(struct cp_ring *ring, const struct cp_agg_sample *a, unsigned long *start,
+		       unsigned long *next)
+{
+	struct causalprof_sample *rec;
+	u32 size = struct_size(rec, ips, a->nk + a->nu);
+
+	*start = ring->head;
+	rec = cp_ring_reserve(ring, size, next);
+	if (!rec)
+		return false;
+	rec->hdr.type = CAUSALPROF_REC_SAMPLE;
+	rec->hdr.flags = 0;
+	rec->hdr.size = size;
+	rec->time_ns = a->time_ns;
+	rec->period = a->period;
+	rec->pid = a->pid;
+	rec->tid = a->tid;
+	rec->cpu = a->cpu;
+	rec->event = a->event;
+	rec->sflags = a->sflags;
+	rec->nr_kernel = a->nk;
+	rec->nr_user = a->nu;
+	memcpy(rec->ips, a->ips, (a->nk + a->nu) * sizeof(u64));
+	cp_ring_commit(ring, *next);
+	return true;
+}
+
+/*
+ * Counts the sample (aggregated sessions) or writes its SAMPLE record.
+ * Leaves the stack in the CPU's scratch: *nk kernel IPs, then *nu user ones.
+ */
 static bool record_sample(struct cp_cpu_stats *st, unsigned int index, u64 period,
 			  struct pt_regs *regs, u64 now, unsigned int *nkp, unsigned int *nup)
 {
@@ -71,10 +104,9 @@ static bool record_sample(struct cp_cpu_stats *st, unsigned int index, u64 perio
 	int cpu = smp_processor_id();
 	struct cp_ring *ring = cp_stream_cpu_ring(cpu);
 	unsigned int nk = 0, nu = 0, kmax, umax;
-	struct causalprof_sample *rec;
-	unsigned long start, next, used;
+	unsigned long start = 0, next = 0, used;
+	struct cp_agg_sample a;
 	bool truncated = false;
-	u32 size;
 
 	kmax = counters.flags & CAUSALPROF_F_KERNEL_STACK ? CAUSALPROF_MAX_STACK : 1;
 	umax = counters.flags & CAUSALPROF_F_USER_STACK ? CAUSALPROF_MAX_STACK : 1;
@@ -85,26 +117,36 @@ static bool record_sample(struct cp_cpu_stats *st, unsigned int index, u64 perio
 	*nkp = nk;
 	*nup = nu;
 
-	size = struct_size(rec, ips, nk + nu);
-	start = ring->head;
-	rec = cp_ring_reserve(ring, size, &next);
-	if (!rec)
+	a = (struct cp_agg_sample){
+		.ips = s->ips,
+		.nk = nk,
+		.nu = nu,
+		.time_ns = now,
+		.period = period,
+		.pid = current->tgid,
+		.tid = current->pid,
+		.cpu = cpu,
+		.event = index,
+		.sflags = (user_mode(regs) ? CAUSALPROF_SAMPLE_F_USER : 0) |
+			  (truncated ? CAUSALPROF_SAMPLE_F_TRUNCATED : 0),
+	};
+	if (counters.flags & CAUSALPROF_F_AGGREGATE) {
+		switch (cp_agg_sample(ring, &a, &start, &next)) {
+		case CP_AGG_COUNTED:
+			if (next)
+				break;
+			return true;
+		case CP_AGG_LOST:
+			return false;
+		case CP_AGG_FULL:
+			if (!put_sample(ring, &a, &start, &next))
+				return false;
+			local64_inc(&st->fallback);
+			break;
+		}
+	} else if (!put_sample(ring, &a, &start, &next)) {
 		return false;
-	rec->hdr.type = CAUSALPROF_REC_SAMPLE;
-	rec->hdr.flags = 0;
-	rec->hdr.size = size;
-	rec->time_ns = now;
-	rec->period = period;
-	rec->pid = current->tgid;
-	rec->tid = current->pid;
-	rec->cpu = cpu;
-	rec->event = index;
-	rec->sflags = (user_mode(regs) ? CAUSALPROF_SAMPLE_F_USER : 0) |
-		      (truncated ? CAUSALPROF_SAMPLE_F_TRUNCATED : 0);
-	rec->nr_kernel = nk;
-	rec->nr_user = nu;
-	memcpy(rec->ips, s->ips, (nk + nu) * sizeof(u64));
-	cp_ring_commit(ring, next);
+	}
 
 	used = cp_ring_used(ring, next);
 	if (used > local64_read(&st->ring_hwm))

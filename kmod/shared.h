@@ -48,6 +48,7 @@ struct cp_owner {
 struct cp_config {
 	u32 flags;		/* CAUSALPROF_F_* */
 	u32 target_pid;		/* in the starter's pid namespace; 0: none */
+	u32 agg_entries;	/* CAUSALPROF_F_AGGREGATE: entries per count table */
 	struct cp_owner owner;
 	unsigned int nr_events;
 	struct cp_event events[CAUSALPROF_MAX_EVENTS];

@@ -58,6 +58,8 @@ u64 cp_stat_read(enum causalprof_stat stat)
 		return cpu_sum(offsetof(struct cp_cpu_stats, lost));
 	case CAUSALPROF_STAT_OVERFLOWS:
 		return cpu_sum(offsetof(struct cp_cpu_stats, overflows));
+	case CAUSALPROF_STAT_AGG_FALLBACK:
+		return cpu_sum(offsetof(struct cp_cpu_stats, fallback));
 	default:
 		return atomic64_read(&cp_stats[stat]);
 	}

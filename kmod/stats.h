@@ -32,6 +32,7 @@ struct cp_cpu_stats {
 	local64_t overflows;	/* handler calls for a target task */
 	local64_t ring_hwm;	/* highest ring fill, bytes */
 	local64_t handler_ns;	/* time spent in the handler */
+	local64_t fallback;	/* of samples: a SAMPLE record, table full */
 };
 
 DECLARE_PER_CPU(struct cp_cpu_stats, cp_cpu_stats);

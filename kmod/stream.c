@@ -39,8 +39,17 @@
  * sideband ring's, and sends the sideband records up to its head before
  * any sample. A sideband record written before a sample (an MMAP before
  * the code it maps runs) is therefore never sent after that sample.
+ *
+ * Aggregated sessions (agg.c): before it notes a CPU ring's head, the
+ * pass takes that CPU's counts so far if the table it owns is empty, and
+ * sends the table's COUNT records after the ring's records up to that
+ * head, which hold the STACKs they name. A message that does not deliver
+ * moves nothing, in the rings or the tables; a table leaves the drain's
+ * hands only once all of it is delivered. The last drain sends every
+ * table's counts before the END.
  */
 
+#include "agg.h"
 #include "causal.h"
 #include "ring.h"
 #include "shared.h"
@@ -94,6 +103,7 @@ struct cpu_state {
 	u64 lost0;
 	u64 lost_seen;		/* lost as of the last LOST record */
 	u64 lost_next;		/* ... once the batch is sent */
+	u64 fallback0;
 };
 
 static struct {
@@ -111,6 +121,7 @@ static struct {
 	bool gone;		/* the owner's socket is closing */
 	bool dropping;		/* nobody to send to: drop */
 	bool discard;		/* discard_samples when the session started */
+	bool agg;		/* CAUSALPROF_F_AGGREGATE */
 	bool running;		/* producers may write; the work re-arms */
 	bool held;		/* the owner has no START reply yet */
 	bool end_next;		/* the batch carries the END record */
@@ -144,6 +155,12 @@ static struct irq_work kick = IRQ_WORK_INIT(kick_fn);
 struct cp_ring *cp_stream_cpu_ring(int cpu)
 {
 	return per_cpu_ptr(strm.rings, cpu);
+}
+
+/* From any context, NMI included: drain soon. */
+void cp_stream_kick(void)
+{
+	irq_work_queue(&kick);
 }
 
 /*
@@ -307,6 +324,7 @@ static bool put_end(void)
 		st = per_cpu_ptr(&cp_cpu_stats, cpu);
 		rec.samples += local64_read(&st->samples) - strm.cpus[cpu].samples0;
 		rec.lost += local64_read(&st->lost) - strm.cpus[cpu].lost0;
+		rec.fallback += local64_read(&st->fallback) - strm.cpus[cpu].fallback0;
 	}
 	return put(&rec, sizeof(rec));
 }
@@ -322,6 +340,31 @@ static bool take(const struct cp_ring *r, unsigned long *pos, unsigned long end)
 		*pos += h->size;
 	}
 	return true;
+}
+
+/* Moves cpu's unsent COUNT records into the batch while they fit. */
+static bool take_counts(int cpu)
+{
+	const struct causalprof_count *c;
+
+	while ((c = cp_agg_next(cpu))) {
+		if (!put(c, c->hdr.size))
+			return false;
+		cp_agg_advance(cpu);
+	}
+	return true;
+}
+
+/* discard_samples: skips cpu's unsent COUNT records; returns how many. */
+static unsigned int skip_counts(int cpu)
+{
+	unsigned int n = 0;
+
+	while (cp_agg_next(cpu)) {
+		cp_agg_advance(cpu);
+		n++;
+	}
+	return n;
 }
 
 /*
@@ -374,14 +417,20 @@ static int drain_once(bool final)
 {
 	unsigned int skipped = 0;
 	struct cpu_state *cs;
-	bool fits;
+	bool fits, more = false;
 	int cpu, ret;
 
 	lockdep_assert_held(&drain_lock);
 	strm.len = 0;
 	strm.nr = 0;
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
+		if (strm.agg) {
+			/* Before the head: the STACKs its counts name are in. */
+			cp_agg_prepare(cpu);
+			cp_agg_rewind(cpu);
+		}
 		strm.cpus[cpu].end = cp_ring_head(per_cpu_ptr(strm.rings, cpu));
+	}
 	strm.sb_next = strm.sideband.tail;
 
 	fits = put_losses() &&
@@ -389,13 +438,22 @@ static int drain_once(bool final)
 	for_each_possible_cpu(cpu) {
 		cs = &strm.cpus[cpu];
 		cs->next = per_cpu_ptr(strm.rings, cpu)->tail;
-		if (strm.discard)
+		if (strm.discard) {
 			skipped += skip(per_cpu_ptr(strm.rings, cpu), &cs->next, cs->end);
-		else if (fits)
-			fits = take(per_cpu_ptr(strm.rings, cpu), &cs->next, cs->end);
+			if (strm.agg)
+				skipped += skip_counts(cpu);
+		} else if (fits) {
+			fits = take(per_cpu_ptr(strm.rings, cpu), &cs->next, cs->end) &&
+			       (!strm.agg || take_counts(cpu));
+		}
 	}
+	/* The last drain: every count out before the END. */
+	if (fits && final && strm.agg)
+		for_each_possible_cpu(cpu)
+			if (cp_agg_next(cpu) || !cp_agg_drained(cpu))
+				more = true;
 	strm.end_next = false;
-	if (fits && final && !strm.ended) {
+	if (fits && !more && final && !strm.ended) {
 		strm.end_next = put_end();
 		fits = strm.end_next;
 	}
@@ -411,12 +469,14 @@ static int drain_once(bool final)
 		cs = &strm.cpus[cpu];
 		cp_ring_consume(per_cpu_ptr(strm.rings, cpu), cs->next);
 		cs->lost_seen = cs->lost_next;
+		if (strm.agg)
+			cp_agg_commit(cpu);
 	}
 	if (skipped)
 		cp_stat_add(CAUSALPROF_STAT_RECORDS_DROPPED, skipped);
 	if (strm.end_next)
 		strm.ended = true;
-	return fits ? 0 : 1;
+	return fits && !more ? 0 : 1;
 }
 
 static int drain(bool final)
@@ -489,6 +549,7 @@ static void free_rings(void)
 		strm.rings = NULL;
 	}
 	cp_ring_destroy(&strm.sideband);
+	cp_agg_free();
 	kfree(strm.cpus);
 	strm.cpus = NULL;
 	kvfree(strm.batch);
@@ -520,10 +581,17 @@ int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack 
 			   NUMA_NO_NODE);
 	if (ret)
 		goto err_nomem;
+	strm.agg = cfg->flags & CAUSALPROF_F_AGGREGATE;
+	if (strm.agg && cp_agg_start(cfg->agg_entries)) {
+		free_rings();
+		NL_SET_ERR_MSG(extack, "out of memory for the count tables");
+		return -ENOMEM;
+	}
 
 	for_each_possible_cpu(cpu) {
 		st = per_cpu_ptr(&cp_cpu_stats, cpu);
 		cs = &strm.cpus[cpu];
+		cs->fallback0 = local64_read(&st->fallback);
 		cs->samples0 = local64_read(&st->samples);
 		cs->lost0 = local64_read(&st->lost);
 		cs->lost_seen = cs->lost0;

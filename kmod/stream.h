@@ -23,6 +23,7 @@ void cp_stream_owner_gone(void);
 /* The overflow handler's side */
 struct cp_ring *cp_stream_cpu_ring(int cpu);
 void cp_stream_filled(const struct cp_ring *ring, unsigned long start, unsigned long next);
+void cp_stream_kick(void);
 
 /* The sideband's side */
 unsigned long cp_stream_sb_lock(void);

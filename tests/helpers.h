@@ -192,7 +192,9 @@ struct cp_stream {
 	uint64_t first_id;	/* the id the first batch carried */
 	char *buf;
 	size_t len, cap;
-	size_t messages, records, samples;
+	size_t messages, records;
+	size_t samples;		/* SAMPLE records, plus the samples of COUNT records */
+	size_t counted;		/* the samples of COUNT records */
 	size_t bad;		/* malformed messages and records: protocol errors */
 	size_t foreign;		/* batches of another session */
 	size_t after_end;	/* records that came after END */
@@ -223,6 +225,8 @@ const char *cp_stream_problem(const struct cp_stream *s);
 #define cp_rec_exit(h)		CP_REC(h, CAUSALPROF_REC_EXIT, struct causalprof_task)
 #define cp_rec_lost(h)		CP_REC(h, CAUSALPROF_REC_LOST, struct causalprof_lost)
 #define cp_rec_exp(h)		CP_REC(h, CAUSALPROF_REC_EXPERIMENT, struct causalprof_experiment)
+#define cp_rec_stack(h)		CP_REC(h, CAUSALPROF_REC_STACK, struct causalprof_stack)
+#define cp_rec_count(h)		CP_REC(h, CAUSALPROF_REC_COUNT, struct causalprof_count)
 
 /* The ranges and progress points of an EXPERIMENT record. */
 static inline const struct causalprof_exp_range *
@@ -314,6 +318,10 @@ int cp_nl_get_status(struct cp_nl *nl, struct cp_nl_status *st);
 int cp_nl_start(struct cp_nl *nl, uint32_t pid, uint32_t flags, uint64_t *id);
 int cp_nl_start_events(struct cp_nl *nl, uint32_t pid, uint32_t flags,
 		       const struct cp_req_event *evs, unsigned int nr, uint64_t *id);
+/* The same with CAUSALPROF_A_AGG_ENTRIES (0 leaves it out). */
+int cp_nl_start_agg(struct cp_nl *nl, uint32_t pid, uint32_t flags,
+		    const struct cp_req_event *evs, unsigned int nr, uint32_t entries,
+		    uint64_t *id);
 int cp_nl_stop(struct cp_nl *nl);
 int cp_nl_wait_state(struct cp_nl *nl, uint32_t state, int timeout_ms);
 int cp_nl_set_rcvbuf(struct cp_nl *nl, int bytes);

@@ -102,11 +102,74 @@ test_report()
 	return 0
 }
 
+# cum% of function $2 in the top table $1 (0 if absent)
+cum_of()
+{
+	awk -v f="$2" '/^ *flat  *flat%/ { on = 1; next }
+		       on && $6 == f { sub("%", "", $5); print $5; found = 1; exit }
+		       END { if (!found) print 0 }' "$1"
+}
+
+# The same deterministic workload (groundtruth: a() twice as long as b()),
+# recorded raw and aggregated (the default): the recordings differ (SAMPLE
+# records, or COUNT and STACK records, by recsum), the top tables agree.
+test_raw_vs_aggregated()
+{
+	gt=$targets/groundtruth
+	recsum=$CAUSALPROF_REPO/build/tests/tools/recsum
+	for mode in raw agg; do
+		opt=
+		[ "$mode" = raw ] && opt=--raw
+		timeout 60 "$CPROF" record -e cpu-clock $opt -o "$tmp/$mode.data" -- \
+			timeout 4 "$gt" 20 10 > /dev/null 2> "$tmp/$mode.err"
+		rc=$?
+		# timeout's status: the target was killed, as meant
+		if [ "$rc" -ne 124 ]; then
+			say "cprof record $opt exited $rc; stderr:"
+			show "$tmp/$mode.err"
+			return 1
+		fi
+		"$recsum" "$tmp/$mode.data" > "$tmp/$mode.sum" || { say "recsum $mode failed"; return 1; }
+		"$CPROF" report -i "$tmp/$mode.data" > "$tmp/$mode.top" 2> "$tmp/$mode.rerr" || {
+			show "$tmp/$mode.rerr"
+			return 1
+		}
+		say "$mode: $(grep '^records' "$tmp/$mode.sum"), a() $(cum_of "$tmp/$mode.top" a)%, b() $(cum_of "$tmp/$mode.top" b)%"
+	done
+	set -- $(sed -n 's/^records sample \([0-9]*\) count \([0-9]*\) stack \([0-9]*\)$/\1 \2 \3/p' "$tmp/raw.sum")
+	if [ "${1:-0}" -eq 0 ] || [ "$2" -ne 0 ] || [ "$3" -ne 0 ]; then
+		say "--raw: not SAMPLE records only"
+		return 1
+	fi
+	set -- $(sed -n 's/^records sample \([0-9]*\) count \([0-9]*\) stack \([0-9]*\)$/\1 \2 \3/p' "$tmp/agg.sum")
+	if [ "${2:-0}" -eq 0 ] || [ "$3" -eq 0 ] || [ "$1" -ne 0 ]; then
+		say "default: not COUNT and STACK records only"
+		return 1
+	fi
+	awk -v ra="$(cum_of "$tmp/raw.top" a)" -v rb="$(cum_of "$tmp/raw.top" b)" \
+	    -v aa="$(cum_of "$tmp/agg.top" a)" -v ab="$(cum_of "$tmp/agg.top" b)" 'BEGIN {
+		d = ra - aa; if (d < 0) d = -d
+		e = rb - ab; if (e < 0) e = -e
+		# a() above b() in both (2:1 unless the VM is starved), and the
+		# two tables within 8 points of each other
+		ok = rb > 0 && ab > 0 && ra / rb > 1.2 && aa / ab > 1.2 && d < 8 && e < 8
+		exit !ok }' || {
+		say "the top tables disagree; raw:"
+		show "$tmp/raw.top"
+		say "aggregated:"
+		show "$tmp/agg.top"
+		return 1
+	}
+	return 0
+}
+
 # SIGINT to cprof while the target runs: the file is finished and readable.
 test_sigint()
 {
 	out=$tmp/int.data
-	"$CPROF" record -e cpu-clock -o "$out" -- "$spin" -t 1 -s 60 \
+	# --raw: the file grows with every sample (aggregated, by a few KiB a
+	# second), so that the signal comes while the target runs
+	"$CPROF" record --raw -e cpu-clock -o "$out" -- "$spin" -t 1 -s 60 \
 		> /dev/null 2> "$tmp/int.err" &
 	bg=$!
 	# recording: the file grows past its header and META (bounded wait)
@@ -200,9 +263,10 @@ test_default_event()
 }
 
 echo "TAP version 13"
-echo "1..5"
+echo "1..6"
 run_test "record passes the exit status and counts its samples" test_record
 run_test "report shows threads and the hot function first" test_report
+run_test "aggregated and raw recordings give the same top table" test_raw_vs_aggregated
 run_test "SIGINT finishes a readable recording" test_sigint
 run_test "cycles without a PMU fails naming it" test_cycles
 run_test "the default event falls back to cpu-clock" test_default_event

@@ -788,4 +788,185 @@ TEST_F(input, usage_errors)
 	free(err);
 }
 
+/*
+ * The recording aggregated as the module does it (CAUSALPROF_F_AGGREGATE):
+ * every SAMPLE becomes a COUNT of its (tid, event, stack) at the place of
+ * the key's first sample, preceded by the stack's STACK the first time
+ * (unless @no_stacks). Into a malloc'ed buffer: its length, or 0.
+ */
+static size_t aggregate(const FIXTURE_DATA(input) *self, unsigned char **out, bool no_stacks)
+{
+	struct key {
+		const struct causalprof_sample *s;
+		size_t at;	/* its COUNT in *out */
+	} keys[512];
+	const struct causalprof_sample *s, *k;
+	struct causalprof_count *c;
+	struct causalprof_stack *st;
+	unsigned char *o = calloc(1, 4 * self->len);
+	size_t len = 16, n, nkeys = 0, i, j;
+	int r;
+
+	if (!o)
+		return 0;
+	memcpy(o, self->data, 16);
+	for (r = 0; r < self->nr; r++) {
+		const struct causalprof_record_hdr *h = (const void *)(self->data + self->offs[r]);
+
+		if (h->type != CAUSALPROF_REC_SAMPLE) {
+			memcpy(o + len, h, h->size);
+			len += h->size;
+			continue;
+		}
+		s = (const void *)h;
+		n = s->nr_kernel + s->nr_user;
+		for (i = 0; i < nkeys; i++) {
+			k = keys[i].s;
+			if (k->tid == s->tid && k->event == s->event &&
+			    k->nr_kernel == s->nr_kernel && k->nr_user == s->nr_user &&
+			    k->sflags == s->sflags && !memcmp(k->ips, s->ips, n * 8))
+				break;
+		}
+		if (i < nkeys) {
+			c = (void *)(o + keys[i].at);
+			c->count++;
+			c->weight += s->period;
+			continue;
+		}
+		/* A new key; a new stack unless another key had it. */
+		for (j = 0; j < nkeys; j++) {
+			k = keys[j].s;
+			if (k->nr_kernel == s->nr_kernel && k->nr_user == s->nr_user &&
+			    k->sflags == s->sflags && !memcmp(k->ips, s->ips, n * 8))
+				break;
+		}
+		if (j == nkeys && !no_stacks) {
+			st = (void *)(o + len);
+			st->hdr.type = CAUSALPROF_REC_STACK;
+			st->hdr.size = sizeof(*st) + n * 8;
+			st->id = 0x5eed0000 + nkeys;
+			st->sflags = s->sflags;
+			st->nr_kernel = s->nr_kernel;
+			st->nr_user = s->nr_user;
+			memcpy(st->ips, s->ips, n * 8);
+			len += st->hdr.size;
+		}
+		c = (void *)(o + len);
+		c->hdr.type = CAUSALPROF_REC_COUNT;
+		c->hdr.size = sizeof(*c);
+		c->time_ns = s->time_ns;
+		c->stack = 0x5eed0000 + (j == nkeys ? nkeys : j);
+		/* Keys of a stack seen before name that stack's id. */
+		if (j < nkeys)
+			c->stack = ((struct causalprof_count *)(o + keys[j].at))->stack;
+		c->count = 1;
+		c->weight = s->period;
+		c->pid = s->pid;
+		c->tid = s->tid;
+		c->cpu = s->cpu;
+		c->event = s->event;
+		keys[nkeys++] = (struct key){ .s = s, .at = len };
+		len += sizeof(*c);
+	}
+	*out = o;
+	return len;
+}
+
+/* Runs cprof @argv, its stdout into *out; the status. */
+static int run_out(char *const argv[], char **out)
+{
+	return synth_cprof(argv, out, NULL);
+}
+
+/*
+ * An aggregated recording (STACK and COUNT records) reports the same as
+ * the raw one of the same samples: the top table, --lines and the pprof.
+ */
+TEST_F(input, aggregated_same_report)
+{
+	char raw_pb[160], agg_pb[160], *a = NULL, *b = NULL;
+	const char *modes[] = { NULL, "--lines", "--threads" };
+	char *ra[] = { "report", "-i", self->bad, "--pprof", raw_pb, NULL };
+	char *aa[] = { "report", "-i", self->bad, "--pprof", agg_pb, NULL };
+	unsigned char *o, *pa, *pb;
+	size_t len, la, lb;
+	unsigned int i;
+
+	len = aggregate(self, &o, false);
+	ASSERT_LT(0, len);
+	ASSERT_GT(self->len, len) TH_LOG("aggregated is not smaller");
+	/* Both read from the same path: the report names it. */
+	for (i = 0; i < sizeof(modes) / sizeof(*modes); i++) {
+		char *argv[] = { "report", "-i", self->bad, (char *)modes[i], NULL };
+
+		ASSERT_EQ(0, write_file(self->bad, self->data, self->len));
+		ASSERT_EQ(0, run_out(argv, &a));
+		ASSERT_EQ(0, write_file(self->bad, o, len));
+		ASSERT_EQ(0, run_out(argv, &b));
+		EXPECT_STREQ(a, b) TH_LOG("%s", modes[i] ? modes[i] : "top table");
+		if (!i)
+			TH_LOG("%s", b);
+		free(a);
+		free(b);
+	}
+	snprintf(raw_pb, sizeof(raw_pb), "%s/raw.pb.gz", self->dir);
+	snprintf(agg_pb, sizeof(agg_pb), "%s/agg.pb.gz", self->dir);
+	ASSERT_EQ(0, write_file(self->bad, self->data, self->len));
+	ASSERT_EQ(0, run_out(ra, NULL));
+	ASSERT_EQ(0, write_file(self->bad, o, len));
+	ASSERT_EQ(0, run_out(aa, NULL));
+	free(o);
+	ASSERT_EQ(0, synth_gunzip(raw_pb, &pa, &la));
+	ASSERT_EQ(0, synth_gunzip(agg_pb, &pb, &lb));
+	EXPECT_EQ(la, lb);
+	EXPECT_EQ(0, la == lb ? memcmp(pa, pb, la) : 1) TH_LOG("the pprofs differ");
+	free(pa);
+	free(pb);
+}
+
+/* A COUNT of a stack no STACK gave is corrupt: exit 2, or skipped with --force. */
+TEST_F(input, count_without_stack)
+{
+	unsigned char *o;
+	char *err = NULL;
+	size_t len;
+
+	len = aggregate(self, &o, true);
+	ASSERT_LT(0, len);
+	ASSERT_EQ(0, write_file(self->bad, o, len));
+	free(o);
+	EXPECT_EQ(2, report(self->bad, NULL, &err));
+	TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "which no STACK before it has"));
+	free(err);
+	EXPECT_EQ(0, report(self->bad, "--force", &err));
+	free(err);
+}
+
+/* Version 1 recordings (before STACK and COUNT) still read; version 3 does not. */
+TEST_F(input, format_versions)
+{
+	char *a = NULL, *b = NULL, *err = NULL;
+	char *rb[] = { "report", "-i", self->bad, NULL };
+	uint32_t version;
+
+	memcpy(&version, self->data + 8, 4);
+	EXPECT_EQ(2, version);
+	ASSERT_EQ(0, write_file(self->bad, self->data, self->len));
+	ASSERT_EQ(0, run_out(rb, &a));
+	version = 1;
+	memcpy(self->data + 8, &version, 4);
+	ASSERT_EQ(0, write_file(self->bad, self->data, self->len));
+	ASSERT_EQ(0, run_out(rb, &b));
+	EXPECT_STREQ(a, b);
+	free(a);
+	free(b);
+	version = 3;
+	memcpy(self->data + 8, &version, 4);
+	ASSERT_EQ(0, write_file(self->bad, self->data, self->len));
+	EXPECT_EQ(2, report(self->bad, NULL, &err));
+	EXPECT_NE(NULL, strstr(err, "version 3")) TH_LOG("%s", err);
+	free(err);
+}
+
 TEST_HARNESS_MAIN

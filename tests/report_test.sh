@@ -194,10 +194,12 @@ test_dlopen_vdso_kernel()
 }
 
 # cprof record killed: the file is cut; report says so (status 2), --force reads it.
+# --raw: a record per sample, so that the file grows while the target runs
+# (aggregated, it grows by a few KiB a second until the end's kallsyms).
 test_killed_recording()
 {
 	out=$tmp/killed.data
-	"$CPROF" record -e cpu-clock -o "$out" -- "$lru" 60 > /dev/null 2>&1 &
+	"$CPROF" record --raw -e cpu-clock -o "$out" -- "$lru" 60 > /dev/null 2>&1 &
 	bg=$!
 	i=0
 	while [ "$(stat -c %s "$out" 2> /dev/null || echo 0)" -lt 100000 ]; do

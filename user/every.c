@@ -190,6 +190,8 @@ int cp_every_note(struct cp_every *e, const struct causalprof_record_hdr *h)
 				bury(e, &e->carry[i]);
 		return 0;
 	case CP_REC_BUILDID:
+	case CAUSALPROF_REC_STACK:
+		/* A stack comes once per CPU per session: every interval needs it. */
 		return carry(e, h, 0, 0);
 	}
 	return 0;

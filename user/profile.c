@@ -202,7 +202,7 @@ static bool thread_eq(const void *ctx, uint32_t idx, const void *k)
 }
 
 int cp_prof_thread_add(struct cp_profile *p, uint8_t event, uint32_t pid, uint32_t tid,
-		       uint32_t comm, uint64_t weight)
+		       uint32_t comm, uint64_t count, uint64_t weight)
 {
 	struct cp_prof_thread key = { .pid = pid, .tid = tid, .comm = comm, .event = event };
 	uint64_t hash = cp_hash_u64(cp_hash_u64(CP_HASH_SEED, ((uint64_t)pid << 32) | tid),
@@ -212,7 +212,7 @@ int cp_prof_thread_add(struct cp_profile *p, uint8_t event, uint32_t pid, uint32
 
 	if (i < 0)
 		return i;
-	p->threads[i].count++;
+	p->threads[i].count += count;
 	p->threads[i].weight += weight;
 	return 0;
 }

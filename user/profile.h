@@ -98,6 +98,6 @@ int64_t cp_prof_add_location(struct cp_profile *p, uint32_t mapping, uint64_t ad
 int64_t cp_prof_sample(struct cp_profile *p, uint8_t event, const uint32_t *locs, uint32_t nr,
 		       uint32_t pid, uint32_t tid, uint32_t comm);
 int cp_prof_thread_add(struct cp_profile *p, uint8_t event, uint32_t pid, uint32_t tid,
-		       uint32_t comm, uint64_t weight);
+		       uint32_t comm, uint64_t count, uint64_t weight);
 
 #endif /* CPROF_PROFILE_H */

@@ -60,7 +60,7 @@ enum record_opt {
 	OPT_OUTPUT = 'o',
 	OPT_NO_CALLCHAIN = CP_OPT_LONG, OPT_NO_INHERIT, OPT_CAUSAL, OPT_PROGRESS, OPT_LATENCY,
 	OPT_SOURCE_SCOPE, OPT_BINARY_SCOPE, OPT_FIXED_LINE, OPT_FIXED_SPEEDUP,
-	OPT_END_TO_END, OPT_RUNS, OPT_EVERY, OPT_KEEP,
+	OPT_END_TO_END, OPT_RUNS, OPT_EVERY, OPT_KEEP, OPT_RAW,
 };
 
 static const struct cp_opt opts[] = {
@@ -75,6 +75,10 @@ static const struct cp_opt opts[] = {
 	       "sample the interrupted address only, no stacks"),
 	CP_OPT(OPT_NO_INHERIT, "no-inherit", NULL,
 	       "do not follow the target's new child processes"),
+	CP_OPT(OPT_RAW, "raw", NULL,
+	       "one record per sample, with its time (default: samples\n"
+	       "counted in the kernel by thread and stack, each stack\n"
+	       "sent once; --causal always records them raw)"),
 	CP_OPT(OPT_PID, "pid", "PID", "sample the running process PID"),
 	CP_OPT(OPT_ALL_CPUS, "all-cpus", NULL,
 	       "sample the whole system (with CMD: while it runs)"),
@@ -127,9 +131,9 @@ static const struct cp_usage usage = {
 	.name = "cprof record",
 	.usage =
 	"usage: cprof record [-e EV[,EV...]] [-c N | -F HZ] [--no-callchain] [--no-inherit]\n"
-	"                    [-p PID | -a] [-o FILE] [[--] CMD [ARGS...]]\n"
+	"                    [--raw] [-p PID | -a] [-o FILE] [[--] CMD [ARGS...]]\n"
 	"       cprof record --every INTERVAL [--keep N] [-e EV] [-c N | -F HZ]\n"
-	"                    [--no-callchain] [--no-inherit] -o DIR\n"
+	"                    [--no-callchain] [--no-inherit] [--raw] -o DIR\n"
 	"                    {-p PID | -a | [--] CMD [ARGS...]}\n"
 	"       cprof record --causal [--progress SPEC]... [--latency NAME=SPEC,SPEC]...\n"
 	"                    [--source-scope GLOB]... [--binary-scope GLOB]...\n"
@@ -314,6 +318,7 @@ static int parse_args(struct record *r, int argc, char *argv[])
 {
 	struct cp_getopt g = { .u = &usage };
 	bool freq_given = false, count_given = false, output_given = false, keep_given = false;
+	bool raw = false;
 	uint64_t interval = 0, keep = EVERY_KEEP;
 	char err[512];
 	uint64_t val;
@@ -351,6 +356,9 @@ static int parse_args(struct record *r, int argc, char *argv[])
 						   optarg);
 			r->freq = val;
 			freq_given = true;
+			break;
+		case OPT_RAW:
+			raw = true;
 			break;
 		case OPT_NO_CALLCHAIN:
 			r->flags &= ~(CAUSALPROF_F_USER_STACK | CAUSALPROF_F_KERNEL_STACK);
@@ -472,6 +480,9 @@ static int parse_args(struct record *r, int argc, char *argv[])
 	if (r->every_on && r->events.nr > 1)
 		return cp_usage_error(&usage, "--every writes one profile per interval: give one event, not -e %s",
 				   r->events.ev[1].name);
+	/* Causal mode draws its lines from recent samples: it needs them raw. */
+	if (!raw && !r->causal)
+		r->flags |= CAUSALPROF_F_AGGREGATE;
 	if (r->every_on) {
 		cp_every_init(&r->every, r->output, interval, keep);
 		if (!freq_given)
@@ -880,6 +891,7 @@ static void write_perfmaps(struct record *r)
 static void take_batch(struct record *r, const unsigned char *p, size_t len)
 {
 	const struct causalprof_record_hdr *h;
+	const struct causalprof_count *c;
 	const struct causalprof_mmap *m;
 	const struct causalprof_lost *l;
 	const struct causalprof_end *e;
@@ -902,12 +914,18 @@ static void take_batch(struct record *r, const unsigned char *p, size_t len)
 		}
 		if (r->xp)
 			cp_xp_record(r->xp, h);
-		if (r->every_on && h->type >= CAUSALPROF_REC_MMAP && h->type <= CAUSALPROF_REC_EXIT &&
+		if (r->every_on && ((h->type >= CAUSALPROF_REC_MMAP && h->type <= CAUSALPROF_REC_EXIT) ||
+				    h->type == CAUSALPROF_REC_STACK) &&
 		    cp_every_note(&r->every, h))
 			r->w.err = -ENOMEM;
 		switch (h->type) {
 		case CAUSALPROF_REC_SAMPLE:
 			r->samples++;
+			break;
+		case CAUSALPROF_REC_COUNT:
+			c = cp_rec_count(h);
+			if (c)
+				r->samples += c->count;
 			break;
 		case CAUSALPROF_REC_LOST:
 			l = cp_rec_lost(h);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -125,14 +126,16 @@ static int check_header(struct cp_rec_reader *r)
 			 CP_REC_MAGIC);
 		return -EINVAL;
 	}
-	if (fh.version != CP_REC_VERSION) {
-		if (__builtin_bswap32(fh.version) == CP_REC_VERSION)
+	if (fh.version < CP_REC_VERSION_MIN || fh.version > CP_REC_VERSION) {
+		uint32_t swapped = __builtin_bswap32(fh.version);
+
+		if (swapped >= CP_REC_VERSION_MIN && swapped <= CP_REC_VERSION)
 			snprintf(r->err, sizeof(r->err),
 				 "recorded on a machine of the other byte order");
 		else
 			snprintf(r->err, sizeof(r->err),
-				 "recording format version %" PRIu32 "; this cprof reads version %d",
-				 fh.version, CP_REC_VERSION);
+				 "recording format version %" PRIu32 "; this cprof reads versions %d to %d",
+				 fh.version, CP_REC_VERSION_MIN, CP_REC_VERSION);
 		return -EINVAL;
 	}
 	if (fh.hdr_size < sizeof(fh) || fh.hdr_size % 8 || fh.hdr_size > r->size) {
@@ -316,9 +319,29 @@ const struct causalprof_lost *cp_rec_lost(const struct causalprof_record_hdr *h)
 	return view(h, CAUSALPROF_REC_LOST, sizeof(struct causalprof_lost));
 }
 
+/* An END of before aggregation has no fallback: 0 then (see cp_rec_end_fallback()). */
 const struct causalprof_end *cp_rec_end(const struct causalprof_record_hdr *h)
 {
-	return view(h, CAUSALPROF_REC_END, sizeof(struct causalprof_end));
+	return view(h, CAUSALPROF_REC_END, offsetof(struct causalprof_end, fallback));
+}
+
+uint64_t cp_rec_end_fallback(const struct causalprof_end *e)
+{
+	return e->hdr.size >= sizeof(*e) ? e->fallback : 0;
+}
+
+const struct causalprof_stack *cp_rec_stack(const struct causalprof_record_hdr *h)
+{
+	const struct causalprof_stack *s = view(h, CAUSALPROF_REC_STACK, sizeof(*s));
+
+	if (s && (h->size - sizeof(*s)) / 8 < (size_t)s->nr_kernel + s->nr_user)
+		return NULL;
+	return s;
+}
+
+const struct causalprof_count *cp_rec_count(const struct causalprof_record_hdr *h)
+{
+	return view(h, CAUSALPROF_REC_COUNT, sizeof(struct causalprof_count));
 }
 
 const struct causalprof_experiment *cp_rec_experiment(const struct causalprof_record_hdr *h)
@@ -461,6 +484,7 @@ bool cp_rec_time(const struct causalprof_record_hdr *h, uint64_t *time_ns)
 	case CAUSALPROF_REC_LOST:
 	case CAUSALPROF_REC_END:
 	case CAUSALPROF_REC_EXPERIMENT:
+	case CAUSALPROF_REC_COUNT:
 		if (h->size < HDR_SIZE + sizeof(uint64_t))
 			return false;
 		memcpy(time_ns, h + 1, sizeof(*time_ns));

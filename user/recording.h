@@ -17,11 +17,12 @@
 #include <linux/causalprof.h>
 
 #define CP_REC_MAGIC		"CPROFREC"
-#define CP_REC_VERSION		1
+#define CP_REC_VERSION		2	/* written; 2 added STACK and COUNT */
+#define CP_REC_VERSION_MIN	1	/* the oldest read */
 
 struct cp_rec_file_hdr {
 	char magic[8];			/* CP_REC_MAGIC, no NUL */
-	uint32_t version;		/* CP_REC_VERSION */
+	uint32_t version;		/* CP_REC_VERSION_MIN to CP_REC_VERSION */
 	uint32_t hdr_size;		/* of this header; records start here */
 };
 
@@ -168,6 +169,9 @@ const struct causalprof_comm *cp_rec_comm(const struct causalprof_record_hdr *h)
 const struct causalprof_task *cp_rec_task(const struct causalprof_record_hdr *h);
 const struct causalprof_lost *cp_rec_lost(const struct causalprof_record_hdr *h);
 const struct causalprof_end *cp_rec_end(const struct causalprof_record_hdr *h);
+uint64_t cp_rec_end_fallback(const struct causalprof_end *e);
+const struct causalprof_stack *cp_rec_stack(const struct causalprof_record_hdr *h);
+const struct causalprof_count *cp_rec_count(const struct causalprof_record_hdr *h);
 /* An EXPERIMENT whose size holds its nr_ranges ranges and nr_points points. */
 const struct causalprof_experiment *cp_rec_experiment(const struct causalprof_record_hdr *h);
 const struct causalprof_exp_range *cp_exp_ranges(const struct causalprof_experiment *e);

@@ -31,6 +31,7 @@
 #include "replay.h"
 #include "report.h"
 #include "resolve.h"
+#include "stacks.h"
 
 #define DEFAULT_INPUT	"cprof.data"
 #define NR_EVENTS	256	/* a sample's event is a u8 */
@@ -146,6 +147,7 @@ struct report {
 
 	struct cp_profile prof;
 	struct cp_replay replay;
+	struct cp_stacks stacks;	/* of the STACK records */
 	struct cp_ksyms *ks;
 	struct cp_symbolizer *sym;
 	struct cp_resolver res;
@@ -253,6 +255,8 @@ static const char *type_name(uint16_t type)
 	case CAUSALPROF_REC_LOST:	return "LOST";
 	case CAUSALPROF_REC_END:	return "END";
 	case CAUSALPROF_REC_EXPERIMENT:	return "EXPERIMENT";
+	case CAUSALPROF_REC_STACK:	return "STACK";
+	case CAUSALPROF_REC_COUNT:	return "COUNT";
 	case CP_REC_BUILDID:		return "BUILDID";
 	case CP_REC_PERFMAP:		return "PERFMAP";
 	}
@@ -295,12 +299,27 @@ static void note_time(struct report *r, const struct causalprof_record_hdr *h)
 		r->last_time = t;
 }
 
-/* A sample report can use (the same checks in both passes). */
-static const struct causalprof_sample *usable_sample(const struct report *r,
-						    const struct causalprof_record_hdr *h)
+/*
+ * The sample(s) of a SAMPLE or COUNT record report can use (the same
+ * checks in both passes): *count samples of total weight s->period.
+ */
+static const struct causalprof_sample *usable_sample(struct report *r,
+						    const struct causalprof_record_hdr *h,
+						    uint64_t *count)
 {
-	const struct causalprof_sample *s = cp_rec_sample(h);
+	const struct causalprof_sample *s = NULL;
+	const struct causalprof_count *c;
 
+	*count = 1;
+	if (h->type == CAUSALPROF_REC_COUNT) {
+		c = cp_rec_count(h);
+		if (c && c->count) {
+			s = cp_stacks_sample(&r->stacks, c);
+			*count = c->count;
+		}
+	} else {
+		s = cp_rec_sample(h);
+	}
 	if (!s || (s->event >= r->nr_events && r->events_known))
 		return NULL;
 	return s;
@@ -327,10 +346,13 @@ static int take_experiment(struct report *r, const struct causalprof_record_hdr 
 static int take_record(struct report *r, const struct causalprof_record_hdr *h, uint64_t off)
 {
 	const struct causalprof_sample *s;
+	const struct causalprof_count *c;
+	const struct causalprof_stack *st;
 	const struct cp_rec_buildid *b;
 	const struct causalprof_lost *l;
 	const struct causalprof_end *e;
 	const char *text;
+	uint64_t count;
 	size_t len;
 	bool valid;
 	int ret;
@@ -342,12 +364,35 @@ static int take_record(struct report *r, const struct causalprof_record_hdr *h, 
 		if (!s)
 			return malformed(r, off, "a SAMPLE of %" PRIu32 " bytes is too short for its header and addresses",
 					 h->size);
-		if (!usable_sample(r, h))
+		if (!usable_sample(r, h, &count))
 			return malformed(r, off, "a SAMPLE of event %u; the recording has %u event%s",
 					 s->event, r->nr_events, r->nr_events == 1 ? "" : "s");
 		r->samples++;
 		if (s->event >= r->max_event)
 			r->max_event = s->event + 1;
+		return 0;
+	case CAUSALPROF_REC_STACK:
+		st = cp_rec_stack(h);
+		if (!st)
+			return malformed(r, off, "a STACK of %" PRIu32 " bytes is too short for its header and addresses",
+					 h->size);
+		return cp_stacks_add(&r->stacks, st);
+	case CAUSALPROF_REC_COUNT:
+		c = cp_rec_count(h);
+		if (!c)
+			return malformed(r, off, "a COUNT of %" PRIu32 " bytes is too short", h->size);
+		if (!usable_sample(r, h, &count)) {
+			if (!cp_stacks_sample(&r->stacks, c))
+				return malformed(r, off, "a COUNT of stack %#" PRIx64 ", which no STACK before it has",
+						 (uint64_t)c->stack);
+			if (!c->count)
+				return malformed(r, off, "a COUNT of 0 samples");
+			return malformed(r, off, "a COUNT of event %u; the recording has %u event%s",
+					 c->event, r->nr_events, r->nr_events == 1 ? "" : "s");
+		}
+		r->samples += count;
+		if (c->event >= r->max_event)
+			r->max_event = c->event + 1;
 		return 0;
 	case CAUSALPROF_REC_MMAP:
 	case CAUSALPROF_REC_COMM:
@@ -456,21 +501,23 @@ static int read_all(struct report *r)
  */
 static int for_each_sample(struct report *r,
 			   int (*fn)(struct report *r, const struct causalprof_sample *s,
-				     struct cp_key at))
+				     struct cp_key at, uint64_t count))
 {
 	const struct causalprof_record_hdr *h;
 	const struct causalprof_sample *s;
-	uint64_t off;
+	uint64_t off, count;
 	int ret;
 
 	cp_rec_rewind(r->rd);
 	while (cp_rec_next(r->rd, &h, &off) > 0) {
 		if (off - r->rd->released >= RELEASE_EVERY)
 			cp_rec_release(r->rd, off);
-		s = usable_sample(r, h);
+		if (h->type != CAUSALPROF_REC_SAMPLE && h->type != CAUSALPROF_REC_COUNT)
+			continue;
+		s = usable_sample(r, h, &count);
 		if (!s)
 			continue;
-		ret = fn(r, s, (struct cp_key){ s->time_ns, off });
+		ret = fn(r, s, (struct cp_key){ s->time_ns, off }, count);
 		if (ret)
 			return ret;
 	}
@@ -478,17 +525,20 @@ static int for_each_sample(struct report *r,
 	return 0;
 }
 
-static int check_sample(struct report *r, const struct causalprof_sample *s, struct cp_key at)
+static int check_sample(struct report *r, const struct causalprof_sample *s, struct cp_key at,
+			uint64_t count)
 {
+	(void)count;
 	cp_replay_check_sample(&r->replay, s, at);
 	return 0;
 }
 
-static int resolve_sample(struct report *r, const struct causalprof_sample *s, struct cp_key at)
+static int resolve_sample(struct report *r, const struct causalprof_sample *s, struct cp_key at,
+			  uint64_t count)
 {
-	r->ev[s->event].samples++;
+	r->ev[s->event].samples += count;
 	r->ev[s->event].weight += s->period;
-	return cp_resolve_sample(&r->res, s, at);
+	return cp_resolve_sample(&r->res, s, at, count);
 }
 
 /*
@@ -899,6 +949,7 @@ static void free_report(struct report *r)
 	free(r->perfmaps);
 	cp_resolve_free(&r->res);
 	cp_replay_free(&r->replay);
+	cp_stacks_free(&r->stacks);
 	cp_prof_free(&r->prof);
 	cp_ksyms_free(r->ks);
 	cp_sym_free(r->sym);
@@ -921,6 +972,7 @@ int cp_report(const struct cp_report_opts *o, struct cp_rec_reader *rd)
 	r->o = o;
 	r->rd = rd;
 	cp_replay_init(&r->replay, &r->prof.strs);
+	cp_stacks_init(&r->stacks);
 	if (cp_prof_init(&r->prof))
 		goto out_nomem;
 	r->sym = cp_sym_new(o->symfs, o->err);

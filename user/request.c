@@ -36,13 +36,14 @@ static int put_event(struct nl_msg *msg, const struct cp_req_event *ev)
 }
 
 int cp_req_session_start(struct nl_msg *msg, uint32_t flags, uint32_t target_pid,
-			 const struct cp_req_event *evs, unsigned int nr)
+			 uint32_t agg_entries, const struct cp_req_event *evs, unsigned int nr)
 {
 	struct nlattr *events;
 	unsigned int i;
 
 	if (put_u32(msg, CAUSALPROF_A_FLAGS, flags) ||
-	    put_u32(msg, CAUSALPROF_A_TARGET_PID, target_pid))
+	    put_u32(msg, CAUSALPROF_A_TARGET_PID, target_pid) ||
+	    put_u32(msg, CAUSALPROF_A_AGG_ENTRIES, agg_entries))
 		return -EMSGSIZE;
 	if (!nr)
 		return 0;

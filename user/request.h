@@ -29,9 +29,12 @@ struct cp_req_event {
 	const char *name;
 };
 
-/* SESSION_START: @target_pid 0 for none (system-wide); @nr events. */
+/*
+ * SESSION_START: @target_pid 0 for none (system-wide); @agg_entries 0 for
+ * the module's default; @nr events.
+ */
 int cp_req_session_start(struct nl_msg *msg, uint32_t flags, uint32_t target_pid,
-			 const struct cp_req_event *evs, unsigned int nr);
+			 uint32_t agg_entries, const struct cp_req_event *evs, unsigned int nr);
 /* EXPERIMENT_START: @speedup per mille, @nr ranges (their pad unsent). */
 int cp_req_experiment_start(struct nl_msg *msg, uint32_t speedup,
 			    const struct causalprof_exp_range *ranges, unsigned int nr);

@@ -379,7 +379,8 @@ static int add_raw(struct cp_resolver *r, const struct raw_key *k, uint64_t hash
 	return 0;
 }
 
-int cp_resolve_sample(struct cp_resolver *r, const struct causalprof_sample *s, struct cp_key at)
+int cp_resolve_sample(struct cp_resolver *r, const struct causalprof_sample *s, struct cp_key at,
+		      uint64_t count)
 {
 	uint32_t comm = cp_replay_comm(r->replay, s->tid, at);
 	struct cp_proc *p = cp_replay_find_proc(r->replay, s->pid);
@@ -407,9 +408,9 @@ int cp_resolve_sample(struct cp_resolver *r, const struct causalprof_sample *s, 
 			return ret;
 	}
 	ps = &r->prof->samples[i];
-	ps->count++;
+	ps->count += count;
 	ps->weight += s->period;
-	return cp_prof_thread_add(r->prof, s->event, s->pid, s->tid, comm, s->period);
+	return cp_prof_thread_add(r->prof, s->event, s->pid, s->tid, comm, count, s->period);
 }
 
 int cp_resolve_lost(struct cp_resolver *r, uint8_t event, uint64_t count, uint64_t weight)

@@ -59,8 +59,12 @@ void cp_resolve_free(struct cp_resolver *r);
  * which stay where they are): names its anonymous code. 0 or -ENOMEM.
  */
 int cp_resolve_add_perfmap(struct cp_resolver *r, uint32_t pid, const char *text, size_t len);
-/* Adds sample @s, the record at @at, with the processes as they were then. */
-int cp_resolve_sample(struct cp_resolver *r, const struct causalprof_sample *s, struct cp_key at);
+/*
+ * Adds @count samples like @s (of total weight s->period), the record at
+ * @at, with the processes as they were then.
+ */
+int cp_resolve_sample(struct cp_resolver *r, const struct causalprof_sample *s, struct cp_key at,
+		      uint64_t count);
 /* Adds @count lost samples of @event, weighing @weight, on the [lost samples] frame. */
 int cp_resolve_lost(struct cp_resolver *r, uint8_t event, uint64_t count, uint64_t weight);
 /* Once every sample is in: the mappings' build ids and what their files offered. */

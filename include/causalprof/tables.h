@@ -33,7 +33,8 @@
 	X(RECORDS_SENT,		"records_sent",		"records sent")		\
 	X(SIDEBAND_LOST,	"sideband_lost",	"sideband lost")	\
 	X(TARGET_OVERFLOW,	"target_overflow",	"not followed")		\
-	X(RECORDS_DROPPED,	"records_dropped",	"records dropped")
+	X(RECORDS_DROPPED,	"records_dropped",	"records dropped")	\
+	X(AGG_FALLBACK,		"agg_fallback",		"aggregation fallback")
 
 /*
  * X(NAME, TYPE, CONFIG) for each event name cprof -e and the /proc control

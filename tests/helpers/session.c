@@ -113,10 +113,18 @@ static int send_built(struct cp_nl *nl, uint8_t cmd, struct nl_msg *msg, int err
 
 /*
  * pid 0: no CAUSALPROF_A_TARGET_PID; flags 0: no CAUSALPROF_A_FLAGS; nr 0: no
- * CAUSALPROF_A_EVENTS. With a stream attached, the stream learns the id.
+ * CAUSALPROF_A_EVENTS; entries 0: no CAUSALPROF_A_AGG_ENTRIES. With a
+ * stream attached, the stream learns the id.
  */
 int cp_nl_start_events(struct cp_nl *nl, uint32_t pid, uint32_t flags,
 		       const struct cp_req_event *evs, unsigned int nr, uint64_t *id)
+{
+	return cp_nl_start_agg(nl, pid, flags, evs, nr, 0, id);
+}
+
+int cp_nl_start_agg(struct cp_nl *nl, uint32_t pid, uint32_t flags,
+		    const struct cp_req_event *evs, unsigned int nr, uint32_t entries,
+		    uint64_t *id)
 {
 	char reply[256] __attribute__((aligned(NLA_ALIGNTO)));
 	const struct nlattr *tb[CAUSALPROF_A_MAX + 1];
@@ -126,7 +134,8 @@ int cp_nl_start_events(struct cp_nl *nl, uint32_t pid, uint32_t flags,
 	if (!msg)
 		return -ENOMEM;
 	ret = send_built(nl, CAUSALPROF_CMD_SESSION_START, msg,
-			 cp_req_session_start(msg, flags, pid, evs, nr), reply, sizeof(reply));
+			 cp_req_session_start(msg, flags, pid, entries, evs, nr), reply,
+			 sizeof(reply));
 	if (ret < 0)
 		return ret;
 	ret = cp_nla_parse(tb, CAUSALPROF_A_MAX, reply, ret);

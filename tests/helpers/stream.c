@@ -85,6 +85,17 @@ static bool record_ok(struct cp_stream *s, const struct causalprof_record_hdr *h
 		if (h->size < sizeof(struct causalprof_end))
 			break;
 		return true;
+	case CAUSALPROF_REC_STACK:
+		if (h->size < sizeof(struct causalprof_stack) ||
+		    (h->size - sizeof(struct causalprof_stack)) / 8 <
+		    (size_t)((const struct causalprof_stack *)h)->nr_kernel +
+		    ((const struct causalprof_stack *)h)->nr_user)
+			break;
+		return true;
+	case CAUSALPROF_REC_COUNT:
+		if (h->size < sizeof(struct causalprof_count))
+			break;
+		return true;
 	case CAUSALPROF_REC_EXPERIMENT:
 		if (h->size < sizeof(*exp))
 			break;
@@ -166,6 +177,10 @@ int cp_stream_feed(struct cp_stream *s, uint64_t session_id, const void *recs, s
 			s->samples++;
 			if (s->count_samples_only)
 				s->len -= hdr.size;
+			break;
+		case CAUSALPROF_REC_COUNT:
+			s->samples += cp_rec_count(h)->count;
+			s->counted += cp_rec_count(h)->count;
 			break;
 		case CAUSALPROF_REC_LOST:
 			if (h->flags & CAUSALPROF_LOST_F_SIDEBAND)

@@ -4,10 +4,13 @@
  * cprof's reader), for tests to check cprof report's totals against:
  *
  *	event I samples N weight W      for each event index with samples
+ *	                                (SAMPLE records and COUNT records' counts)
  *	lost L                          END's lost count (LOST records' sum
  *	                                without an END)
  *	experiment ID speedup S wall W inserted I hits H ranges R points P flags F
  *	                                for each EXPERIMENT record, in order
+ *
+ *	records sample R count C stack S   how many of each there were
  *
  * Exit status 1 if the file is not a whole recording.
  */
@@ -23,12 +26,13 @@ int main(int argc, char *argv[])
 	static uint64_t samples[256], weight[256];
 	struct causalprof_record_hdr h;
 	struct causalprof_sample s;
+	struct causalprof_count c;
 	struct causalprof_lost l;
 	struct causalprof_end e;
 	struct causalprof_experiment x;
 	char exps[4096] = "";
 	size_t elen = 0;
-	uint64_t lost = 0, end_lost = 0;
+	uint64_t lost = 0, end_lost = 0, nsample = 0, ncount = 0, nstack = 0;
 	unsigned char fh[16];
 	int end = 0, i;
 	long off;
@@ -51,15 +55,26 @@ int main(int argc, char *argv[])
 				return 1;
 			samples[s.event]++;
 			weight[s.event] += s.period;
+			nsample++;
+		} else if (h.type == CAUSALPROF_REC_COUNT && h.size >= sizeof(c)) {
+			fseek(f, off, SEEK_SET);
+			if (fread(&c, sizeof(c), 1, f) != 1)
+				return 1;
+			samples[c.event] += c.count;
+			weight[c.event] += c.weight;
+			ncount++;
+		} else if (h.type == CAUSALPROF_REC_STACK) {
+			nstack++;
 		} else if (h.type == CAUSALPROF_REC_LOST && h.size >= sizeof(l) &&
 			   !(h.flags & CAUSALPROF_LOST_F_SIDEBAND)) {
 			fseek(f, off, SEEK_SET);
 			if (fread(&l, sizeof(l), 1, f) != 1)
 				return 1;
 			lost += l.lost;
-		} else if (h.type == CAUSALPROF_REC_END && h.size >= sizeof(e)) {
+		} else if (h.type == CAUSALPROF_REC_END && h.size >= 32) {
+			/* 32 bytes before aggregation added fallback */
 			fseek(f, off, SEEK_SET);
-			if (fread(&e, sizeof(e), 1, f) != 1)
+			if (fread(&e, 32, 1, f) != 1)
 				return 1;
 			end = 1;
 			end_lost = e.lost;
@@ -87,5 +102,7 @@ int main(int argc, char *argv[])
 			       (unsigned long long)samples[i], (unsigned long long)weight[i]);
 	printf("lost %llu\n", (unsigned long long)(end ? end_lost : lost));
 	fputs(exps, stdout);
+	printf("records sample %llu count %llu stack %llu\n", (unsigned long long)nsample,
+	       (unsigned long long)ncount, (unsigned long long)nstack);
 	return 0;
 }

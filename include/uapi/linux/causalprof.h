@@ -57,6 +57,15 @@
  *                   only the user IP of samples taken in user mode
  *       KERNEL_STACK: samples taken in the kernel carry the kernel stack,
  *                   not only the interrupted IP
+ *       AGGREGATE: samples are counted in the kernel by (thread, event,
+ *                  stack) and streamed as STACK and COUNT records at every
+ *                  drain instead of one SAMPLE record each (see
+ *                  struct causalprof_count); without it, SAMPLE records
+ *     CAUSALPROF_A_AGG_ENTRIES: NLA_U32, with CAUSALPROF_F_AGGREGATE only:
+ *                  entries of each CPU's count table, 16 to 65536
+ *                  (rounded up to a power of two; default 1024); its stack
+ *                  set holds 8 times as many stacks. Out of range, or
+ *                  without the flag: -EINVAL
  *     CAUSALPROF_A_EVENTS: NLA_NESTED, up to CAUSALPROF_MAX_EVENTS of
  *       CAUSALPROF_EVENTS_A_EVENT: NLA_NESTED
  *         CAUSALPROF_EV_A_TYPE: NLA_U32, perf_event_attr.type: HARDWARE,
@@ -93,8 +102,9 @@
  *       reader that receives into an 8-aligned buffer can use the records
  *       in place.
  *   A message is at most 32 KiB. Records keep their order per CPU; across
- *   CPUs, and between samples and the other records, order by time_ns. A
- *   MMAP, COMM, FORK or EXIT record never arrives after a sample taken
+ *   CPUs, and between samples and the other records, order by time_ns
+ *   (COUNT records excepted: they leave at the drain after their samples).
+ *   A MMAP, COMM, FORK or EXIT record never arrives after a sample taken
  *   after it. When the owner's receive queue is full, records wait in the
  *   module and samples that find no room are counted in LOST records: a
  *   client should use a large SO_RCVBUF(FORCE) and NETLINK_NO_ENOBUFS.
@@ -214,7 +224,8 @@ enum causalprof_flag {
 	CAUSALPROF_F_NO_INHERIT		= 1U << 1,
 	CAUSALPROF_F_USER_STACK		= 1U << 2,
 	CAUSALPROF_F_KERNEL_STACK	= 1U << 3,
-	__CAUSALPROF_F_ALL		= (1U << 4) - 1
+	CAUSALPROF_F_AGGREGATE		= 1U << 4,
+	__CAUSALPROF_F_ALL		= (1U << 5) - 1
 };
 
 enum causalprof_attr {
@@ -232,6 +243,7 @@ enum causalprof_attr {
 	CAUSALPROF_A_EXPERIMENT,
 	CAUSALPROF_A_PROGRESS,
 	CAUSALPROF_A_OWNER,
+	CAUSALPROF_A_AGG_ENTRIES,
 	__CAUSALPROF_A_LAST
 };
 #define CAUSALPROF_A_MAX (__CAUSALPROF_A_LAST - 1)
@@ -273,6 +285,9 @@ enum causalprof_stat {
 	CAUSALPROF_STAT_RECORDS_DROPPED, /* records never delivered: no owner,
 					  * owner gone, not reading at stop,
 					  * or the discard_samples knob
+					  */
+	CAUSALPROF_STAT_AGG_FALLBACK,	/* aggregated sessions' samples sent as
+					  * SAMPLE records: count table full
 					  */
 	__CAUSALPROF_STAT_LAST
 };
@@ -338,6 +353,8 @@ enum causalprof_record_type {
 	CAUSALPROF_REC_LOST,
 	CAUSALPROF_REC_END,
 	CAUSALPROF_REC_EXPERIMENT,
+	CAUSALPROF_REC_STACK,
+	CAUSALPROF_REC_COUNT,
 	__CAUSALPROF_REC_MAX
 };
 
@@ -428,12 +445,67 @@ struct causalprof_lost {
 	__u32	pad;
 };
 
-/* Last record of a session. */
+/*
+ * Last record of a session. samples counts the samples stored, whether
+ * streamed as SAMPLE records or counted in COUNT records. fallback (only
+ * in an END of hdr.size 40 or more: modules before aggregation sent 32
+ * bytes) counts those of an aggregated session that went out as SAMPLE
+ * records because their CPU's count table was full; always 0 without
+ * CAUSALPROF_F_AGGREGATE.
+ */
 struct causalprof_end {
 	struct causalprof_record_hdr hdr;
 	__u64	time_ns;
 	__u64	samples;	/* samples of this session */
 	__u64	lost;		/* samples of this session dropped */
+	__u64	fallback;	/* of samples, sent as SAMPLE: table full */
+};
+
+/*
+ * Aggregated sessions (CAUSALPROF_F_AGGREGATE). Each CPU counts its
+ * samples in a table keyed by (tid, event, stack) and, at every drain,
+ * streams one COUNT record per key: count samples of total weight weight
+ * (the sum of their periods), the first taken at time_ns. The stack is
+ * named by id, a 64-bit hash of its frames, nr_kernel, nr_user and
+ * sflags: the same stack has the same id on every CPU and in every
+ * session. A STACK record carries the frames of an id, laid out as a
+ * SAMPLE's ips[]; each CPU sends the STACK of an id the first time one of
+ * its samples has that stack (so the same STACK may come once per CPU),
+ * in the same or an earlier message than the first COUNT that names it:
+ * a reader keeps the STACKs it has seen for the whole session. A reader
+ * that finds a COUNT whose id it has no STACK for has a damaged stream.
+ * (Ids are not checked for collisions: two different stacks of the same
+ * 64-bit hash would count as the first one seen.)
+ *
+ * A sample that finds its CPU's table full is streamed as a SAMPLE record,
+ * and counted in END's fallback and in CAUSALPROF_STAT_AGG_FALLBACK. The
+ * samples of a session are thus the sum of its COUNT records' count plus
+ * its SAMPLE records, and END's samples is that sum. COUNT records are
+ * not in time_ns order: they leave at the drain after their samples.
+ */
+struct causalprof_stack {
+	struct causalprof_record_hdr hdr;
+	__u64	id;
+	__u16	cpu;		/* the CPU that sent it */
+	__u8	sflags;		/* CAUSALPROF_SAMPLE_F_* of its samples */
+	__u8	pad;
+	__u16	nr_kernel;
+	__u16	nr_user;
+	__u64	ips[];		/* as in struct causalprof_sample */
+};
+
+struct causalprof_count {
+	struct causalprof_record_hdr hdr;
+	__u64	time_ns;	/* the first of these samples, CLOCK_MONOTONIC */
+	__u64	stack;		/* id of a STACK */
+	__u64	count;		/* samples */
+	__u64	weight;		/* sum of their periods */
+	__u32	pid;
+	__u32	tid;
+	__u16	cpu;
+	__u8	event;
+	__u8	pad;
+	__u32	pad2;
 };
 
 /*

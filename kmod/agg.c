@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-kernel aggregation of samples (CAUSALPROF_F_AGGREGATE): each CPU
+ * counts its samples by (tid, event, stack) and the stream sends one
+ * COUNT record per key at every drain, and each stack's frames once per
+ * CPU, as a STACK record, instead of one SAMPLE record per sample.
+ *
+ * Every CPU has two count tables, preallocated at session start, and an
+ * active index. The overflow handler of that CPU (NMI or hard irq, never
+ * two at once: sampler.c's busy count turns the second away) is the only
+ * one that writes the active table; the drain (task context, any CPU)
+ * owns the other one, sends its entries and clears it. A table is an
+ * array of ready COUNT records, filled in the order keys are first seen,
+ * and an open-addressing index of twice as many slots over it (a bounded
+ * probe: a key that finds no slot within PROBE_MAX falls back to a SAMPLE
+ * record, as when the array is full).
+ *
+ * The handler brackets its use of a table with a per-CPU sequence: odd
+ * while it runs. The drain swaps the tables once the one it owns is empty
+ * and the active one is not:
+ *
+ *	handler				drain
+ *	seq++ (odd)			active = !active (release)
+ *	smp_mb()			smp_mb()
+ *	t = tables[active]		s = seq
+ *	... update t ...		while (s odd && seq == s) cpu_relax()
+ *	seq++ (even, release)		smp_mb(), then read the old table
+ *
+ * Either the handler sees the new index, or the drain sees its odd
+ * sequence and waits for it to end: after the wait, no handler uses the
+ * old table, and its writes are visible. The handler is short and
+ * bounded (it never waits for anything), so the wait is too. The clear
+ * the drain made of a table is published by the release of the index that
+ * makes it active again.
+ *
+ * A stack's STACK record goes into the CPU's sample ring, from the
+ * handler, before the count of the sample that first has it; the drain
+ * reads the ring's head only after the swap, and sends the ring's records
+ * before the old table's. So a STACK always precedes, or travels with,
+ * the first COUNT that names it. The stacks a CPU has sent are kept in a
+ * per-CPU set of ids (written by the handler only) for the whole session,
+ * looked up only when a key enters a table (a key in the table has had its
+ * stack sent); a stack that finds the set full is sent again each time it
+ * enters a table (never lost, only dearer).
+ */
+
+#include "agg.h"
+#include "ring.h"
+#include "stream.h"
+
+#include <linux/bitops.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/topology.h>
+
+#define PROBE_MAX	16
+#define STACKS_PER_ENTRY 8
+
+struct agg_table {
+	struct causalprof_count *ents;	/* nr used, in first-seen order */
+	u32 *index;			/* 2 * entries slots: entry + 1, 0 free */
+	u32 *slot;			/* of each entry in index: clearing one
+					 * table costs its entries, not its size
+					 */
+	u32 nr;
+	u32 sent;			/* drain: entries taken into sent messages */
+};
+
+struct agg_cpu {
+	struct agg_table t[2];
+	unsigned int active;	/* written by the drain, read by the handler */
+	unsigned int seq;	/* written by the handler: odd while in a table */
+	u64 *seen;		/* stack ids sent by this CPU; 0: free */
+	u32 next;		/* drain: entries of this message, not yet sent */
+};
+
+static struct {
+	struct agg_cpu __percpu *cpus;
+	u32 entries;		/* per table, a power of two */
+	u32 stacks;		/* per CPU, a power of two */
+} tables;
+
+/*
+ * Two instructions a frame (the handler's cost counts): each step, an xor
+ * and a multiplication by an odd constant, is a bijection of the state, and
+ * the rotation carries the high bits, which the multiplication mixes best,
+ * down before the next frame; the end mixes the whole.
+ */
+u64 cp_agg_hash(const u64 *ips, unsigned int nk, unsigned int nu, u8 sflags)
+{
+	u64 h = 0x9e3779b97f4a7c15ULL ^ ((u64)nk << 32 | (u64)nu << 16 | sflags);
+	unsigned int i;
+
+	for (i = 0; i < nk + nu; i++)
+		h = ror64((h ^ ips[i]) * 0xff51afd7ed558ccdULL, 29);
+	h ^= h >> 32;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 29;
+	return h ?: 1;
+}
+
+static u32 key_hash(u64 stack, u32 tid, u8 event)
+{
+	u64 k = stack ^ ((u64)tid << 8 | event) * 0x9e3779b97f4a7c15ULL;
+
+	return (u32)(k ^ (k >> 32));
+}
+
+/* Handler: whether this CPU has sent the stack; remembers it if there is room. */
+static bool seen(struct agg_cpu *ac, u64 id, bool *room)
+{
+	u32 mask = tables.stacks - 1, i, slot;
+
+	*room = false;
+	for (i = 0; i < PROBE_MAX; i++) {
+		slot = ((u32)id + i) & mask;
+		if (ac->seen[slot] == id)
+			return true;
+		if (!ac->seen[slot]) {
+			*room = true;
+			ac->seen[slot] = id;
+			return false;
+		}
+	}
+	return false;
+}
+
+static void forget(struct agg_cpu *ac, u64 id)
+{
+	u32 mask = tables.stacks - 1, i, slot;
+
+	for (i = 0; i < PROBE_MAX; i++) {
+		slot = ((u32)id + i) & mask;
+		if (ac->seen[slot] == id) {
+			ac->seen[slot] = 0;
+			return;
+		}
+	}
+}
+
+static struct causalprof_stack *put_stack(struct cp_ring *ring, const struct cp_agg_sample *s,
+					  u64 id, unsigned long *next)
+{
+	struct causalprof_stack *rec;
+	u32 size = struct_size(rec, ips, s->nk + s->nu);
+
+	rec = cp_ring_reserve(ring, size, next);
+	if (!rec)
+		return NULL;
+	rec->hdr.type = CAUSALPROF_REC_STACK;
+	rec->hdr.flags = 0;
+	rec->hdr.size = size;
+	rec->id = id;
+	rec->cpu = s->cpu;
+	rec->sflags = s->sflags;
+	rec->pad = 0;
+	rec->nr_kernel = s->nk;
+	rec->nr_user = s->nu;
+	memcpy(rec->ips, s->ips, (s->nk + s->nu) * sizeof(u64));
+	return rec;
+}
+
+/*
+ * Handler, on s->cpu, with the CPU's busy count held: counts the sample.
+ * Writes the stack's STACK into ring first if this CPU has not sent it.
+ */
+enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sample *s,
+				 unsigned long *start, unsigned long *next)
+{
+	struct agg_cpu *ac = this_cpu_ptr(tables.cpus);
+	u64 id = cp_agg_hash(s->ips, s->nk, s->nu, s->sflags);
+	u32 mask = 2 * tables.entries - 1, h = key_hash(id, s->tid, s->event);
+	enum cp_agg_result ret = CP_AGG_FULL;
+	struct causalprof_count *c = NULL;
+	struct agg_table *t;
+	u32 i, slot = 0, e;
+	bool room;
+
+	*next = 0;
+	WRITE_ONCE(ac->seq, ac->seq + 1);
+	/* Pairs with the drain's smp_mb() in swap_tables(): see the header. */
+	smp_mb();
+	t = &ac->t[READ_ONCE(ac->active)];
+
+	for (i = 0; i < PROBE_MAX; i++) {
+		slot = (h + i) & mask;
+		e = t->index[slot];
+		if (!e)
+			break;
+		c = &t->ents[e - 1];
+		if (c->stack == id && c->tid == s->tid && c->event == s->event)
+			break;
+		c = NULL;
+	}
+	if (!c && (i == PROBE_MAX || t->nr == tables.entries))
+		goto out;
+
+	/* A key already in the table: its CPU has sent its stack. */
+	if (!c && !seen(ac, id, &room)) {
+		*start = ring->head;
+		if (!put_stack(ring, s, id, next)) {
+			if (room)
+				forget(ac, id);
+			ret = CP_AGG_LOST;
+			goto out;
+		}
+		cp_ring_commit(ring, *next);
+	}
+
+	if (!c) {
+		c = &t->ents[t->nr];
+		c->hdr.type = CAUSALPROF_REC_COUNT;
+		c->hdr.flags = 0;
+		c->hdr.size = sizeof(*c);
+		c->time_ns = s->time_ns;
+		c->stack = id;
+		c->count = 0;
+		c->weight = 0;
+		c->pid = s->pid;
+		c->tid = s->tid;
+		c->cpu = s->cpu;
+		c->event = s->event;
+		c->pad = 0;
+		c->pad2 = 0;
+		t->slot[t->nr] = slot;
+		t->index[slot] = ++t->nr;
+		/* Half full: drain soon rather than fall back to SAMPLEs. */
+		if (t->nr == tables.entries / 2)
+			cp_stream_kick();
+	}
+	c->count++;
+	c->weight += s->period;
+	ret = CP_AGG_COUNTED;
+out:
+	/* Pairs with the drain's smp_mb() after its wait: our writes are seen. */
+	smp_store_release(&ac->seq, ac->seq + 1);
+	return ret;
+}
+
+/* Drain: the handler's table becomes the drain's; see the header. */
+static void swap_tables(struct agg_cpu *ac)
+{
+	unsigned int s;
+
+	/* Publishes the clear of the table the handler gets (cp_agg_commit()). */
+	smp_store_release(&ac->active, !ac->active);
+	/* Orders the index's store before the sequence's load. */
+	smp_mb();
+	s = READ_ONCE(ac->seq);
+	if (s & 1)
+		while (READ_ONCE(ac->seq) == s)
+			cpu_relax();
+	/* The handler's writes to the table it left are visible from here. */
+	smp_mb();
+}
+
+/*
+ * Drain, under the drain lock, before it reads cpu's ring head: if the
+ * table it owns is empty, takes the handler's counts so far.
+ */
+void cp_agg_prepare(int cpu)
+{
+	struct agg_cpu *ac = per_cpu_ptr(tables.cpus, cpu);
+
+	if (!ac->t[!ac->active].nr && READ_ONCE(ac->t[ac->active].nr))
+		swap_tables(ac);
+}
+
+/* Drain: the entries of cpu's table not yet sent, from the message's cursor. */
+const struct causalprof_count *cp_agg_next(int cpu)
+{
+	struct agg_cpu *ac = per_cpu_ptr(tables.cpus, cpu);
+	struct agg_table *mine = &ac->t[!ac->active];
+
+	return ac->next < mine->nr ? &mine->ents[ac->next] : NULL;
+}
+
+void cp_agg_advance(int cpu)
+{
+	per_cpu_ptr(tables.cpus, cpu)->next++;
+}
+
+/* Drain: a new message starts; the last one's unsent entries are taken again. */
+void cp_agg_rewind(int cpu)
+{
+	struct agg_cpu *ac = per_cpu_ptr(tables.cpus, cpu);
+
+	ac->next = ac->t[!ac->active].sent;
+}
+
+/* Drain: the message is delivered (or dropped); a table all sent is cleared. */
+void cp_agg_commit(int cpu)
+{
+	struct agg_cpu *ac = per_cpu_ptr(tables.cpus, cpu);
+	struct agg_table *mine = &ac->t[!ac->active];
+	u32 i;
+
+	mine->sent = ac->next;
+	if (!mine->nr || mine->sent < mine->nr)
+		return;
+	for (i = 0; i < mine->nr; i++)
+		mine->index[mine->slot[i]] = 0;
+	mine->nr = 0;
+	mine->sent = 0;
+	ac->next = 0;
+}
+
+/*
+ * Drain, once no handler runs: whether the handler's table is empty, so
+ * that the drain's table, once sent, holds all of cpu's counts.
+ */
+bool cp_agg_drained(int cpu)
+{
+	struct agg_cpu *ac = per_cpu_ptr(tables.cpus, cpu);
+
+	return !READ_ONCE(ac->t[ac->active].nr);
+}
+
+static void free_cpu(struct agg_cpu *ac)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		kvfree(ac->t[i].ents);
+		kvfree(ac->t[i].index);
+		kvfree(ac->t[i].slot);
+	}
+	kvfree(ac->seen);
+}
+
+void cp_agg_free(void)
+{
+	int cpu;
+
+	if (!tables.cpus)
+		return;
+	for_each_possible_cpu(cpu)
+		free_cpu(per_cpu_ptr(tables.cpus, cpu));
+	free_percpu(tables.cpus);
+	tables.cpus = NULL;
+}
+
+/* Process context, before any handler runs: entries per table (16 to 65536). */
+int cp_agg_start(u32 entries)
+{
+	struct agg_cpu *ac;
+	int cpu, node, i;
+
+	tables.entries = roundup_pow_of_two(entries);
+	tables.stacks = tables.entries * STACKS_PER_ENTRY;
+	tables.cpus = alloc_percpu(struct agg_cpu);
+	if (!tables.cpus)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		ac = per_cpu_ptr(tables.cpus, cpu);
+		node = cpu_to_node(cpu);
+		for (i = 0; i < 2; i++) {
+			ac->t[i].ents = kvzalloc_node(array_size(tables.entries,
+								 sizeof(*ac->t[i].ents)),
+						      GFP_KERNEL, node);
+			ac->t[i].index = kvzalloc_node(array_size(2 * tables.entries,
+								  sizeof(*ac->t[i].index)),
+						       GFP_KERNEL, node);
+			ac->t[i].slot = kvzalloc_node(array_size(tables.entries,
+								 sizeof(*ac->t[i].slot)),
+						      GFP_KERNEL, node);
+			if (!ac->t[i].ents || !ac->t[i].index || !ac->t[i].slot)
+				goto err;
+		}
+		ac->seen = kvzalloc_node(array_size(tables.stacks, sizeof(*ac->seen)), GFP_KERNEL,
+					 node);
+		if (!ac->seen)
+			goto err;
+	}
+	return 0;
+err:
+	cp_agg_free();
+	return -ENOMEM;
+}

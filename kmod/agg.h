@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-CPU count tables of aggregated sessions: the overflow handler
+ * counts, the stream's drain sends (see agg.c).
+ */
+
+#ifndef _CAUSALPROF_AGG_H
+#define _CAUSALPROF_AGG_H
+
+#include <linux/causalprof.h>
+#include <linux/types.h>
+
+struct cp_ring;
+
+#define CP_AGG_ENTRIES_MIN	16
+#define CP_AGG_ENTRIES_MAX	65536
+#define CP_AGG_ENTRIES_DEFAULT	1024
+
+/* One sample, as the handler took it. */
+struct cp_agg_sample {
+	const u64 *ips;
+	unsigned int nk, nu;
+	u64 time_ns;
+	u64 period;
+	u32 pid, tid;
+	u16 cpu;
+	u8 event;
+	u8 sflags;
+};
+
+enum cp_agg_result {
+	CP_AGG_COUNTED,		/* in the table (its STACK in the ring if new) */
+	CP_AGG_FULL,		/* no room in the table: send it as a SAMPLE */
+	CP_AGG_LOST,		/* its new STACK found the ring full */
+};
+
+int cp_agg_start(u32 entries);
+void cp_agg_free(void);
+u64 cp_agg_hash(const u64 *ips, unsigned int nk, unsigned int nu, u8 sflags);
+
+/* The handler's side: *next is 0 unless a STACK went into ring. */
+enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sample *s,
+				 unsigned long *start, unsigned long *next);
+
+/* The drain's side, under its lock */
+void cp_agg_prepare(int cpu);
+const struct causalprof_count *cp_agg_next(int cpu);
+void cp_agg_advance(int cpu);
+void cp_agg_rewind(int cpu);
+void cp_agg_commit(int cpu);
+bool cp_agg_drained(int cpu);
+
+#endif /* _CAUSALPROF_AGG_H */
