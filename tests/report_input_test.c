@@ -34,23 +34,23 @@ FIXTURE(input)
 	size_t len;
 	uint64_t offs[512];	/* of the records */
 	int nr;
+	struct sym_run run;	/* symtarget's mappings and probes */
 };
 
 FIXTURE_SETUP(input)
 {
 	char prog[PATH_MAX], lib[PATH_MAX];
-	struct sym_run run;
 	uint64_t off;
 	uint32_t size;
 
 	ASSERT_EQ(0, cp_build_path("sym/symtarget", prog, sizeof(prog)));
 	ASSERT_EQ(0, cp_build_path("sym/libsymlib.so", lib, sizeof(lib)));
-	ASSERT_EQ(0, synth_probe(prog, lib, &run));
+	ASSERT_EQ(0, synth_probe(prog, lib, &self->run));
 	strcpy(self->dir, "/tmp/report_input_test.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
 	snprintf(self->good, sizeof(self->good), "%s/good.data", self->dir);
 	snprintf(self->bad, sizeof(self->bad), "%s/bad.data", self->dir);
-	ASSERT_EQ(0, synth_standard(self->good, &run, 0));
+	ASSERT_EQ(0, synth_standard(self->good, &self->run, 0));
 	ASSERT_EQ(0, synth_slurp(self->good, &self->data, &self->len));
 	/* Where the records are, walked here without cprof's reader. */
 	for (off = 16; off + 8 <= self->len && self->nr < 512; off += size) {
@@ -569,24 +569,18 @@ TEST_F(input, causal_demangled)
 TEST_F(input, mapping_split)
 {
 	static const char *const names[] = { "cpu-clock" };
-	char prog[PATH_MAX], lib[PATH_MAX], path[160];
-	char *argv[] = { "report", "-i", path, NULL }, *out = NULL, *err = NULL;
-	const struct sym_probe *p, *libc;
+	const struct sym_probe *p = synth_find_probe(&self->run, "main");
+	const struct sym_probe *libc = synth_find_probe(&self->run, "libc");
+	char path[160], *argv[] = { "report", "-i", path, NULL }, *out = NULL, *err = NULL;
 	const struct sym_map *m;
 	struct sym_map over;
-	struct sym_run run;
 	uint64_t ips[2];
 	struct synth s;
 	int i;
 
-	ASSERT_EQ(0, cp_build_path("sym/symtarget", prog, sizeof(prog)));
-	ASSERT_EQ(0, cp_build_path("sym/libsymlib.so", lib, sizeof(lib)));
-	ASSERT_EQ(0, synth_probe(prog, lib, &run));
-	p = synth_find_probe(&run, "main");
-	libc = synth_find_probe(&run, "libc");
 	ASSERT_NE(NULL, p);
 	ASSERT_NE(NULL, libc);
-	m = synth_find_map(&run, p->addr - 1);
+	m = synth_find_map(&self->run, p->addr - 1);
 	ASSERT_NE(NULL, m);
 	ASSERT_LT(m->start + 16, p->addr);
 	/* Anonymous code over the mapping, up to just before main's call. */
@@ -596,7 +590,7 @@ TEST_F(input, mapping_split)
 	snprintf(path, sizeof(path), "%s/split.data", self->dir);
 	ASSERT_EQ(0, synth_begin(&s, path, SYNTH_PID, names, 1));
 	synth_comm(&s, SYNTH_PID, SYNTH_PID, "symtarget", 0);
-	synth_maps(&s, SYNTH_PID, &run);
+	synth_maps(&s, SYNTH_PID, &self->run);
 	synth_mmap(&s, SYNTH_PID, &over);
 	for (i = 0; i < 20; i++) {
 		ips[0] = libc->addr;
@@ -637,19 +631,14 @@ static bool row_starts(const char *out, const char *name, const char *flat)
 TEST_F(input, threads_and_processes_apart)
 {
 	static const char *const names[] = { "cpu-clock" };
-	char prog[PATH_MAX], lib[PATH_MAX], path[160];
-	char *argv[] = { "report", "-i", path, "--threads", NULL }, *out = NULL, *err = NULL;
-	const struct sym_probe *p;
-	struct sym_run run;
+	const struct sym_probe *p = synth_find_probe(&self->run, "main");
+	char path[160], *argv[] = { "report", "-i", path, "--threads", NULL };
+	char *out = NULL, *err = NULL;
 	const uint32_t other = SYNTH_PID + 100;
 	uint64_t ip;
 	struct synth s;
 	int i;
 
-	ASSERT_EQ(0, cp_build_path("sym/symtarget", prog, sizeof(prog)));
-	ASSERT_EQ(0, cp_build_path("sym/libsymlib.so", lib, sizeof(lib)));
-	ASSERT_EQ(0, synth_probe(prog, lib, &run));
-	p = synth_find_probe(&run, "main");
 	ASSERT_NE(NULL, p);
 
 	snprintf(path, sizeof(path), "%s/apart.data", self->dir);
@@ -657,7 +646,7 @@ TEST_F(input, threads_and_processes_apart)
 	synth_comm(&s, SYNTH_PID, SYNTH_PID, "alpha", 0);
 	synth_comm(&s, SYNTH_PID, SYNTH_PID + 1, "beta", 0);
 	synth_comm(&s, other, other, "gamma", 0);
-	synth_maps(&s, SYNTH_PID, &run);
+	synth_maps(&s, SYNTH_PID, &self->run);
 	ip = p->addr;
 	for (i = 0; i < 90; i++)
 		synth_sample(&s, SYNTH_PID, i < 60 ? SYNTH_PID : SYNTH_PID + 1, 0, SYNTH_PERIOD,
