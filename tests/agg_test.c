@@ -117,15 +117,9 @@ static void check_cpus(struct __test_metadata *_metadata, const struct cp_stream
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF), cpu;
 	uint64_t samples, lost, overflows, sum_samples = 0, sum_lost = 0;
-	char name[64];
 
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		snprintf(name, sizeof(name), "cpu%ld/samples", cpu);
-		ASSERT_EQ(0, cp_debugfs_u64(name, &samples));
-		snprintf(name, sizeof(name), "cpu%ld/lost", cpu);
-		ASSERT_EQ(0, cp_debugfs_u64(name, &lost));
-		snprintf(name, sizeof(name), "cpu%ld/overflows", cpu);
-		ASSERT_EQ(0, cp_debugfs_u64(name, &overflows));
+		ASSERT_EQ(0, cp_cpu_counts(cpu, &samples, &lost, &overflows)) TH_LOG("cpu%ld", cpu);
 		EXPECT_EQ(overflows, samples + lost) TH_LOG("cpu%ld", cpu);
 		sum_samples += samples;
 		sum_lost += lost;

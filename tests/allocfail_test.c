@@ -41,35 +41,6 @@ static const char *const knobs[] = {
 
 #define NKNOBS	(sizeof(knobs) / sizeof(knobs[0]))
 
-static int read_str(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return n;
-	buf[n] = '\0';
-	return 0;
-}
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 FIXTURE(allocfail) {
 	char saved[NKNOBS][32];
 	bool set;
@@ -99,14 +70,14 @@ FIXTURE_SETUP(allocfail)
 	ASSERT_EQ(0, cp_session_reset());
 	ASSERT_EQ(0, cp_kernel_taint(&self->taint));
 	for (i = 0; i < NKNOBS; i++)
-		ASSERT_EQ(0, read_str(knobs[i], self->saved[i], sizeof(self->saved[i])));
+		ASSERT_EQ(0, cp_read_str(knobs[i], self->saved[i], sizeof(self->saved[i])));
 	self->set = true;
 	/* GFP_KERNEL allocations of any order count; no stack dumps. */
-	ASSERT_EQ(0, write_str(knobs[0], "N"));
-	ASSERT_EQ(0, write_str(knobs[1], "0"));
-	ASSERT_EQ(0, write_str(knobs[2], "N"));
-	ASSERT_EQ(0, write_str(knobs[3], "0"));
-	ASSERT_EQ(0, write_str(knobs[4], "0"));
+	ASSERT_EQ(0, cp_write_str(knobs[0], "N"));
+	ASSERT_EQ(0, cp_write_str(knobs[1], "0"));
+	ASSERT_EQ(0, cp_write_str(knobs[2], "N"));
+	ASSERT_EQ(0, cp_write_str(knobs[3], "0"));
+	ASSERT_EQ(0, cp_write_str(knobs[4], "0"));
 	self->target = cp_spawn_sleeper();
 	ASSERT_LT(0, self->target);
 	self->nth = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
@@ -124,7 +95,7 @@ FIXTURE_TEARDOWN(allocfail)
 	if (self->target > 0)
 		cp_kill(self->target);
 	for (i = 0; self->set && i < NKNOBS; i++)
-		EXPECT_EQ(0, write_str(knobs[i], self->saved[i]));
+		EXPECT_EQ(0, cp_write_str(knobs[i], self->saved[i]));
 	if (self->set)
 		EXPECT_EQ(0, cp_session_reset());
 }

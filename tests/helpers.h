@@ -84,6 +84,11 @@ int cp_parse_u64(const char *s, uint64_t *val);
 
 /* debugfs counters: cp_debugfs_u64("cpu0/lost", &val) (module.c) */
 int cp_debugfs_u64(const char *name, uint64_t *val);
+/* A small file's contents, NUL-terminated; a string written in one write (util.c) */
+int cp_read_str(const char *path, char *buf, size_t size);
+int cp_write_str(const char *path, const char *s);
+/* A CPU's samples, lost and overflows since the module loaded (module.c) */
+int cp_cpu_counts(long cpu, uint64_t *samples, uint64_t *lost, uint64_t *overflows);
 
 /* Local timer interrupts so far, all CPUs together (/proc/interrupts LOC; kernel.c) */
 int cp_timer_irqs(uint64_t *count);
@@ -403,6 +408,8 @@ int cp_prog_call(struct cp_prog *p, long n, int threads);
 
 /* The file offset that addr of process pid maps, from /proc/PID/maps (process.c). */
 int cp_file_offset(pid_t pid, uint64_t addr, uint64_t *off);
+/* The executable mapping of pid whose path ends in suffix, as a range (process.c). */
+int cp_code_range(pid_t pid, const char *suffix, struct causalprof_exp_range *r);
 /* The byte at off in file (or a negative errno). */
 int cp_byte_at(const char *file, uint64_t off);
 /* The byte at addr in process pid's memory, as it executes it. */

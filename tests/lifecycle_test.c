@@ -54,18 +54,6 @@ static int64_t meminfo(const char *key)
 	return kb < 0 ? -1 : kb * 1024;
 }
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 FIXTURE(life) {
 	uint64_t taint;
 	struct cp_nl nl;
@@ -104,7 +92,7 @@ FIXTURE_TEARDOWN(life)
 	cp_target_kill(&self->target);
 	cp_stream_free(&self->stream);
 	if (access(CPU1_ONLINE, F_OK) == 0)
-		write_str(CPU1_ONLINE, "1");
+		cp_write_str(CPU1_ONLINE, "1");
 	EXPECT_EQ(0, cp_session_reset());
 	if (self->max_exp)
 		EXPECT_EQ(0, cp_module_param_set("max_experiment_s", self->max_exp));
@@ -222,7 +210,6 @@ TEST_F_TIMEOUT(life, reader_stalls, 120)
 	int64_t slab0, slab1;
 	size_t before;
 	long cpu, ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	char name[64];
 	const char *why;
 
 	/*
@@ -255,12 +242,7 @@ TEST_F_TIMEOUT(life, reader_stalls, 120)
 	EXPECT_LT(before + 500, self->stream.samples);
 	EXPECT_LT(0U, self->stream.end.lost);
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		snprintf(name, sizeof(name), "cpu%ld/samples", cpu);
-		ASSERT_EQ(0, cp_debugfs_u64(name, &samples));
-		snprintf(name, sizeof(name), "cpu%ld/lost", cpu);
-		ASSERT_EQ(0, cp_debugfs_u64(name, &lost));
-		snprintf(name, sizeof(name), "cpu%ld/overflows", cpu);
-		ASSERT_EQ(0, cp_debugfs_u64(name, &overflows));
+		ASSERT_EQ(0, cp_cpu_counts(cpu, &samples, &lost, &overflows)) TH_LOG("cpu%ld", cpu);
 		EXPECT_EQ(overflows, samples + lost) TH_LOG("cpu%ld", cpu);
 		sum_lost += lost;
 	}
@@ -290,9 +272,9 @@ TEST_F_TIMEOUT(life, cpu_hotplug, 120)
 			ASSERT_EQ(0, cp_nl_experiment_start(&self->nl, 300, &r, 1))
 				TH_LOG("%s", self->nl.extack);
 		ASSERT_EQ(0, cp_nl_pump(&self->nl, 500));
-		ASSERT_EQ(0, write_str(CPU1_ONLINE, "0"));
+		ASSERT_EQ(0, cp_write_str(CPU1_ONLINE, "0"));
 		ASSERT_EQ(0, cp_nl_pump(&self->nl, 1000));
-		ASSERT_EQ(0, write_str(CPU1_ONLINE, "1"));
+		ASSERT_EQ(0, cp_write_str(CPU1_ONLINE, "1"));
 		ASSERT_EQ(0, cp_nl_pump(&self->nl, 500));
 		if (!round)
 			ASSERT_EQ(0, cp_nl_experiment_stop(&self->nl)) TH_LOG("%s",

@@ -36,34 +36,6 @@
 #define LOAD_HZ		CAUSALPROF_MAX_FREQ
 #define STALL_S		5
 
-/* The executable mapping of @pid's own program (its path ends in @name). */
-static int code_range(pid_t pid, const char *name, struct causalprof_exp_range *r)
-{
-	char path[64], line[PATH_MAX + 128], file[PATH_MAX], perms[8];
-	unsigned long long start, end;
-	size_t n = strlen(name);
-	int ret = -ENOENT;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		file[0] = '\0';
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %4095s", &start, &end, perms,
-			   file) < 3 || strcmp(perms, "r-xp"))
-			continue;
-		if (strlen(file) >= n && !strcmp(file + strlen(file) - n, name)) {
-			*r = (struct causalprof_exp_range){ .pid = pid, .start = start, .end = end };
-			ret = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
 static uint64_t max_sample_rate(void)
 {
 	unsigned long long v = 0;
@@ -125,7 +97,7 @@ TEST_F_TIMEOUT(load, highest_rate, 6 * LOAD_S)
 	const struct cp_req_event ev = CP_EV_CPU_CLOCK(hz ? (uint32_t)atoi(hz) : LOAD_HZ);
 	uint64_t samples, lost, overflows, sum_samples = 0, sum_lost = 0, sum_over = 0;
 	long cpu, ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	char spin[PATH_MAX], secs[16], name[64], out[256];
+	char spin[PATH_MAX], secs[16], out[256];
 	char *argv[] = { spin, "-t", THREADS, "-s", secs, NULL };
 	struct causalprof_exp_range range;
 	uint64_t id, rate;
@@ -141,7 +113,7 @@ TEST_F_TIMEOUT(load, highest_rate, 6 * LOAD_S)
 	ASSERT_EQ(0, cp_target_release(&self->target));
 	/* "ready PID": spin runs, its threads exist. */
 	ASSERT_LT(0, cp_target_read(&self->target, out, sizeof(out), "\n", 30000));
-	ASSERT_EQ(0, code_range(self->target.pid, "/spin", &range));
+	ASSERT_EQ(0, cp_code_range(self->target.pid, "/spin", &range));
 	ASSERT_EQ(0, cp_nl_experiment_start(&self->nl, 500, &range, 1))
 		TH_LOG("%s", self->nl.extack);
 	/*
@@ -168,12 +140,7 @@ TEST_F_TIMEOUT(load, highest_rate, 6 * LOAD_S)
 	EXPECT_EQ(1U, self->stream.experiments);
 
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		snprintf(name, sizeof(name), "cpu%ld/samples", cpu);
-		ASSERT_EQ(0, cp_debugfs_u64(name, &samples));
-		snprintf(name, sizeof(name), "cpu%ld/lost", cpu);
-		ASSERT_EQ(0, cp_debugfs_u64(name, &lost));
-		snprintf(name, sizeof(name), "cpu%ld/overflows", cpu);
-		ASSERT_EQ(0, cp_debugfs_u64(name, &overflows));
+		ASSERT_EQ(0, cp_cpu_counts(cpu, &samples, &lost, &overflows)) TH_LOG("cpu%ld", cpu);
 		EXPECT_EQ(overflows, samples + lost) TH_LOG("cpu%ld", cpu);
 		/* Every CPU under load: at least 1 kHz of it. */
 		EXPECT_LT(1000U * LOAD_S, overflows) TH_LOG("cpu%ld", cpu);

@@ -51,7 +51,6 @@ TEST_F_TIMEOUT(lost, counted, 90)
 	struct timespec stall = { STALL_MS / 1000, (STALL_MS % 1000) * 1000000L };
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	size_t off, lost_records = 0, bad_records = 0;
-	char name[64];
 	const char *why;
 	long cpu;
 
@@ -90,12 +89,7 @@ TEST_F_TIMEOUT(lost, counted, 90)
 
 	/* A fresh module ran one session: its per-CPU counters are that session's. */
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		snprintf(name, sizeof(name), "cpu%ld/samples", cpu);
-		ASSERT_EQ(0, cp_debugfs_u64(name, &samples)) TH_LOG("%s", name);
-		snprintf(name, sizeof(name), "cpu%ld/lost", cpu);
-		ASSERT_EQ(0, cp_debugfs_u64(name, &lost)) TH_LOG("%s", name);
-		snprintf(name, sizeof(name), "cpu%ld/overflows", cpu);
-		ASSERT_EQ(0, cp_debugfs_u64(name, &overflows)) TH_LOG("%s", name);
+		ASSERT_EQ(0, cp_cpu_counts(cpu, &samples, &lost, &overflows)) TH_LOG("cpu%ld", cpu);
 		TH_LOG("cpu%ld: samples %llu, lost %llu, overflows %llu", cpu,
 		       (unsigned long long)samples, (unsigned long long)lost,
 		       (unsigned long long)overflows);

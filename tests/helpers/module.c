@@ -90,6 +90,25 @@ int cp_debugfs_u64(const char *name, uint64_t *val)
 	return cp_read_u64_file(path, val);
 }
 
+int cp_cpu_counts(long cpu, uint64_t *samples, uint64_t *lost, uint64_t *overflows)
+{
+	const struct {
+		const char *name;
+		uint64_t *val;
+	} counters[] = { { "samples", samples }, { "lost", lost }, { "overflows", overflows } };
+	char name[64];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		snprintf(name, sizeof(name), "cpu%ld/%s", cpu, counters[i].name);
+		ret = cp_debugfs_u64(name, counters[i].val);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /*
  * Load the module afresh with params ("" for the defaults). A request still
  * running in the module holds a reference for a moment: retry, bounded.

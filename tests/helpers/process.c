@@ -108,28 +108,81 @@ int cp_peek_u64(pid_t pid, uint64_t addr, uint64_t *val)
 	return cp_peek(pid, addr, val, sizeof(*val));
 }
 
-int cp_file_offset(pid_t pid, uint64_t addr, uint64_t *off)
-{
+/* One line of /proc/PID/maps. */
+struct mapping {
 	unsigned long long start, end, pgoff;
-	char path[64], line[512];
+	char perms[8];
+	char path[PATH_MAX];
+};
+
+/* The first mapping of @pid that @pick takes: 0, or -ENOENT if it takes none. */
+static int find_mapping(pid_t pid, bool (*pick)(const struct mapping *m, void *arg), void *arg)
+{
+	char path[64], line[PATH_MAX + 128];
 	int ret = -ENOENT;
+	struct mapping m;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx %*s %llx", &start, &end, &pgoff) != 3)
-			continue;
-		if (addr >= start && addr < end) {
-			*off = addr - start + pgoff;
+	while (ret && fgets(line, sizeof(line), f)) {
+		m.path[0] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &m.start, &m.end, m.perms,
+			   &m.pgoff, m.path) >= 4 && pick(&m, arg))
 			ret = 0;
-			break;
-		}
 	}
 	fclose(f);
 	return ret;
+}
+
+struct offset_query {
+	uint64_t addr, off;
+};
+
+static bool has_addr(const struct mapping *m, void *arg)
+{
+	struct offset_query *q = arg;
+
+	if (q->addr < m->start || q->addr >= m->end)
+		return false;
+	q->off = q->addr - m->start + m->pgoff;
+	return true;
+}
+
+int cp_file_offset(pid_t pid, uint64_t addr, uint64_t *off)
+{
+	struct offset_query q = { .addr = addr };
+	int ret = find_mapping(pid, has_addr, &q);
+
+	if (!ret)
+		*off = q.off;
+	return ret;
+}
+
+struct code_query {
+	const char *suffix;
+	struct causalprof_exp_range *r;
+	pid_t pid;
+};
+
+static bool is_code_of(const struct mapping *m, void *arg)
+{
+	struct code_query *q = arg;
+	size_t n = strlen(q->suffix), len = strlen(m->path);
+
+	if (strcmp(m->perms, "r-xp") || len < n || strcmp(m->path + len - n, q->suffix))
+		return false;
+	*q->r = (struct causalprof_exp_range){ .pid = q->pid, .start = m->start, .end = m->end };
+	return true;
+}
+
+int cp_code_range(pid_t pid, const char *suffix, struct causalprof_exp_range *r)
+{
+	struct code_query q = { .suffix = suffix, .r = r, .pid = pid };
+
+	return find_mapping(pid, is_code_of, &q);
 }
 
 int cp_byte_at(const char *file, uint64_t off)

@@ -65,23 +65,39 @@ void cp_sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* A small file holding one decimal number and a newline. */
-int cp_read_u64_file(const char *path, uint64_t *val)
+int cp_read_str(const char *path, char *buf, size_t size)
 {
-	char buf[64];
 	ssize_t n;
 	int fd;
 
+	if (!size)
+		return -EINVAL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	if (n < 0)
 		n = -errno;
 	close(fd);
 	if (n < 0)
 		return n;
 	buf[n] = '\0';
+	return 0;
+}
+
+int cp_write_str(const char *path, const char *s)
+{
+	return cp_write_file(path, s, strlen(s));
+}
+
+/* A small file holding one decimal number and a newline. */
+int cp_read_u64_file(const char *path, uint64_t *val)
+{
+	char buf[64];
+	int ret = cp_read_str(path, buf, sizeof(buf));
+
+	if (ret)
+		return ret;
 	buf[strcspn(buf, "\n")] = '\0';
 	return cp_parse_u64(buf, val);
 }
