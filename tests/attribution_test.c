@@ -3,7 +3,9 @@
  * Who the samples are charged to: cpu-clock samples of a process with eight
  * equal CPU-bound threads, received by the test as the session's owner,
  * belong to that process and its threads only, in proportion to the CPU
- * time each thread used, and weigh the period the frequency implies.
+ * time each thread used, and weigh the period the frequency implies. Once
+ * as SAMPLE records, once counted in the kernel (CAUSALPROF_F_AGGREGATE,
+ * cprof record's default): COUNT records, each standing for count samples.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -47,6 +49,36 @@ FIXTURE(attribution) {
 	struct cp_target target;
 	char spin[PATH_MAX];
 };
+
+FIXTURE_VARIANT(attribution) {
+	uint32_t flags;
+};
+
+FIXTURE_VARIANT_ADD(attribution, raw) { .flags = 0 };
+FIXTURE_VARIANT_ADD(attribution, aggregated) { .flags = CAUSALPROF_F_AGGREGATE };
+
+/* A SAMPLE record, or a COUNT record's samples, alike. */
+struct charge {
+	uint32_t pid, tid;
+	uint16_t cpu;
+	uint8_t event;
+	bool sample;		/* a SAMPLE record: in time order on its CPU */
+	uint64_t time_ns, n, weight;
+};
+
+static bool charge_of(const struct causalprof_record_hdr *h, struct charge *c)
+{
+	const struct causalprof_sample *smp = cp_rec_sample(h);
+	const struct causalprof_count *cnt = cp_rec_count(h);
+
+	if (smp)
+		*c = (struct charge){ smp->pid, smp->tid, smp->cpu, smp->event, true,
+				      smp->time_ns, 1, smp->period };
+	else if (cnt)
+		*c = (struct charge){ cnt->pid, cnt->tid, cnt->cpu, cnt->event, false,
+				      cnt->time_ns, cnt->count, cnt->weight };
+	return smp || cnt;
+}
 
 FIXTURE_SETUP(attribution)
 {
@@ -108,7 +140,7 @@ TEST_F_TIMEOUT(attribution, thread_shares, 120)
 	char *argv[] = { self->spin, "-t", threads_arg, "-s", seconds_arg, NULL };
 	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
 	const struct causalprof_record_hdr *h;
-	const struct causalprof_sample *smp;
+	struct charge c;
 	uint64_t last_time[MAX_CPUS] = {}, total_weight = 0, total_cpu = 0;
 	size_t off, foreign_pid = 0, foreign_tid = 0, bad_period = 0, bad_event = 0;
 	size_t bad_cpu = 0, unordered = 0, cpus_seen = 0, samples = 0;
@@ -128,7 +160,7 @@ TEST_F_TIMEOUT(attribution, thread_shares, 120)
 	snprintf(seconds_arg, sizeof(seconds_arg), "%d", SECONDS);
 	ASSERT_EQ(0, cp_timer_irqs(&irqs));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ASSERT_EQ(0, cp_record(&self->nl, &self->target, argv, 0, &ev, 1, 60000))
+	ASSERT_EQ(0, cp_record(&self->nl, &self->target, argv, variant->flags, &ev, 1, 60000))
 		TH_LOG("extack: '%s'", self->nl.extack);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ASSERT_EQ(0, cp_timer_irqs(&val));
@@ -147,42 +179,48 @@ TEST_F_TIMEOUT(attribution, thread_shares, 120)
 	EXPECT_EQ(0U, self->stream.end.lost) TH_LOG("lost samples would skew the shares");
 
 	cp_stream_for_each(&self->stream, h, off) {
-		smp = cp_rec_sample(h);
-		if (!smp)
+		if (!charge_of(h, &c))
 			continue;
-		samples++;
-		if (smp->pid != (uint32_t)self->target.pid) {
+		samples += c.n;
+		if (c.pid != (uint32_t)self->target.pid) {
 			if (!foreign_pid++)
-				TH_LOG("sample of pid %u tid %u", smp->pid, smp->tid);
+				TH_LOG("sample of pid %u tid %u", c.pid, c.tid);
 			continue;
 		}
-		t = find_thread(th, n, smp->tid);
+		t = find_thread(th, n, c.tid);
 		if (!t) {
 			if (!foreign_tid++)
-				TH_LOG("sample of tid %u, not a thread of %d", smp->tid,
+				TH_LOG("sample of tid %u, not a thread of %d", c.tid,
 				       self->target.pid);
 			continue;
 		}
-		if (smp->period != PERIOD_NS && !bad_period++)
-			TH_LOG("period %llu, expected %llu", (unsigned long long)smp->period,
-			       PERIOD_NS);
-		if (smp->event != 0)
+		if (c.weight != c.n * PERIOD_NS && !bad_period++)
+			TH_LOG("%llu samples weigh %llu, expected %llu each", (unsigned long long)c.n,
+			       (unsigned long long)c.weight, PERIOD_NS);
+		if (c.event != 0)
 			bad_event++;
-		if (smp->cpu >= ncpus) {
+		if (c.cpu >= ncpus) {
 			bad_cpu++;
 			continue;
 		}
-		/* records keep their order per CPU */
-		if (smp->time_ns < last_time[smp->cpu])
+		/* SAMPLE records keep their order per CPU */
+		if (c.sample && c.time_ns < last_time[c.cpu])
 			unordered++;
-		last_time[smp->cpu] = smp->time_ns;
-		if (!seen[smp->cpu]) {
-			seen[smp->cpu] = true;
+		if (c.sample)
+			last_time[c.cpu] = c.time_ns;
+		if (!seen[c.cpu]) {
+			seen[c.cpu] = true;
 			cpus_seen++;
 		}
-		t->samples++;
-		t->weight += smp->period;
-		total_weight += smp->period;
+		t->samples += c.n;
+		t->weight += c.weight;
+		total_weight += c.weight;
+	}
+	/* The variant's records: counted in the kernel only when asked. */
+	if (variant->flags & CAUSALPROF_F_AGGREGATE) {
+		EXPECT_LT(0U, self->stream.counted);
+	} else {
+		EXPECT_EQ(0U, self->stream.counted);
 	}
 	EXPECT_EQ(0U, foreign_pid);
 	EXPECT_EQ(0U, foreign_tid);
