@@ -391,11 +391,55 @@ test_pprof()
 	echo "$top" | awk -v t="$impact" '{ d = $1 - t; exit !(d >= -5 && d <= 5) }'
 }
 
+# A coz.h counter is read by cprof, not timed by the module, so an
+# experiment begins and ends just after one of its visits: its window holds
+# whole periods. gt_barrier_coz with a() empty and thread 2 asleep 50 ms a
+# round visits about every 50 ms; at --fixed-speedup 0 nothing is inserted
+# and an experiment's duration in Coz's format is its wall time. Each must
+# be its visits times the period to within a fifth of one (one in ten
+# may miss: a late wake-up of cprof's). Windows placed anywhere are off by
+# a fraction of a period that depends on their length against the period
+# (cprof aims at 6.25 periods: a quarter or three quarters off).
+test_coz_aligned()
+{
+	prog=$targets/gt_barrier_coz
+	if [ ! -x "$prog" ]; then
+		reason="$prog was not built (no coz.h?)"
+		return 4
+	fi
+	record aligned --fixed-line "gt_barrier.c:$line_a" --fixed-speedup 0 \
+		-- "$prog" -a 100 -w 50000 -d 20 || return 1
+	if ! "$CPROF" report --coz "$tmp/aligned.coz" -i "$tmp/aligned.data" 2> "$tmp/aligned.cerr"; then
+		show "$tmp/aligned.cerr"
+		return 1
+	fi
+	awk -F '\t' '
+		$1 == "experiment" { d = $4; sub(/^duration=/, "", d) }
+		$1 == "throughput-point" && $2 == "name=round" && d != "" {
+			v = $3; sub(/^delta=/, "", v)
+			n++; dur[n] = d; vis[n] = v; td += d; tv += v; d = ""
+		}
+		END {
+			if (n < 10 || !tv) {
+				printf "# %d experiments with visits of round\n", n
+				exit 1
+			}
+			p = td / tv
+			for (i = 1; i <= n; i++) {
+				e = dur[i] - vis[i] * p
+				if (e > p / 5 || e < -p / 5)
+					bad++
+			}
+			printf "# %d experiments, a visit every %.1f ms, %d off by more than a fifth of that\n", n, p / 1e6, bad
+			exit bad > n / 10
+		}' "$tmp/aligned.coz"
+}
+
 test_cprof_h() { test_declared sdt; }
 test_coz_h() { test_declared coz; }
 
 echo "TAP version 13"
-echo "1..11"
+echo "1..12"
 run_test "causal usage errors are caught before the program starts" test_usage
 run_test "--fixed-line: a()'s curve rises then flattens, no other line is tried" test_fixed_line
 run_test "report --coz loads in Coz's viewer, a()'s curve rising" test_coz_viewer
@@ -407,4 +451,5 @@ run_test "raw futex lock, cprof.h point: crit() rises, other() flat" test_futex
 run_test "--end-to-end: an experiment per run, the run's end the point" test_end_to_end
 run_test "a cprof.h point is found without --progress" test_cprof_h
 run_test "a coz.h counter is read without --progress" test_coz_h
+run_test "coz.h counters: experiments begin and end just after a visit" test_coz_aligned
 totals

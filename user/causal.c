@@ -27,7 +27,8 @@
  * depending on where it falls (+-1/n: 20 % at Coz's 5 visits per
  * experiment); a span does not. Used when the spans hold at least half the
  * point's visits (experiments of two visits or more); otherwise, and for
- * the points cprof counts (coz.h counters, --end-to-end runs), windows.
+ * the points cprof counts (coz.h counters, --end-to-end runs), windows
+ * (coz.h's begin and end just after a visit: user/experiments.c).
  */
 
 #include <errno.h>

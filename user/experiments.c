@@ -20,6 +20,16 @@
  * that maps its file (each process its own addresses: ASLR), up to the
  * module's 16 ranges, largest first.
  *
+ * Counted points (coz.h's counters, which cprof reads: the module times
+ * only its uprobes' hits) are measured over the experiment's window, and a
+ * window of n visits that falls anywhere in the program's rhythm counts n
+ * or n + 1 of them (+-20 % at the 5 visits aimed at). So with counters,
+ * an experiment starts, and stops once its length is reached, only just
+ * after the counter with the fewest visits changes (read every
+ * ALIGN_POLL_NS; waiting at most two of its periods at the last rate
+ * seen, and no longer than an experiment): its window holds whole periods
+ * between two visits, as a span does.
+ *
  * --end-to-end: one experiment per run of the program, from as soon as the
  * run's process maps the line drawn (from the samples of the runs before,
  * or its own first ones) to the run's end, the progress point; no cool-off
@@ -50,6 +60,8 @@
 #define RECORD_WAIT_NS		2000000000ULL	/* for an EXPERIMENT after its stop */
 #define IDLE_POLL_NS		10000000ULL	/* waiting for samples in scope */
 #define INTEGRATE_NS		2000000ULL	/* counters' in-flight integration */
+#define ALIGN_POLL_NS		1000000ULL	/* a counter read, waiting for a visit */
+#define ALIGN_MIN_NS		10000000ULL	/* the least wait for one */
 #define MAX_LINE_RANGES		64
 #define ZERO_SPEEDUP_ONE_IN	4
 
@@ -117,6 +129,9 @@ struct cp_xp {
 	uint64_t len_ns;
 	bool finishing;
 	bool run_open;		/* --end-to-end: a run without its experiment yet */
+	bool aligning;		/* waiting for a visit to start or stop at */
+	int64_t align_ref;	/* the pacing counter when the wait began */
+	uint64_t align_until;	/* the wait's end */
 	struct causalprof_exp_point deltas[64];
 	unsigned int nr_deltas;
 
@@ -685,13 +700,44 @@ static void stop_one(struct cp_xp *x, uint64_t now)
 	}
 }
 
+/*
+ * Whether to wait on for a visit of the pacing counter before starting or
+ * stopping an experiment at @now (see the top of the file).
+ */
+static bool align_wait(struct cp_xp *x, uint64_t now)
+{
+	uint64_t wait;
+	int64_t v;
+
+	if (x->o.end_to_end)
+		return false;
+	v = cp_points_pace(x->points, now);
+	if (v < 0) {
+		x->aligning = false;
+		return false;
+	}
+	if (!x->aligning) {
+		wait = x->rate > 0 ? (uint64_t)(2e9 / x->rate) : x->len_ns;
+		wait = wait < x->len_ns ? wait : x->len_ns;
+		x->aligning = true;
+		x->align_ref = v;
+		x->align_until = now + (wait > ALIGN_MIN_NS ? wait : ALIGN_MIN_NS);
+		return true;
+	}
+	if (v != x->align_ref || now >= x->align_until) {
+		x->aligning = false;
+		return false;
+	}
+	return true;
+}
+
 uint64_t cp_xp_tick(struct cp_xp *x, uint64_t now)
 {
 	uint64_t next;
 
 	switch (x->state) {
 	case XP_RUNNING:
-		if (now >= x->due)
+		if (now >= x->due && !align_wait(x, now))
 			stop_one(x, now);
 		break;
 	case XP_STOPPING:
@@ -701,7 +747,8 @@ uint64_t cp_xp_tick(struct cp_xp *x, uint64_t now)
 		}
 		break;
 	case XP_IDLE:
-		if (!x->finishing && now >= x->due && (!x->o.end_to_end || x->run_open))
+		if (!x->finishing && now >= x->due && (!x->o.end_to_end || x->run_open) &&
+		    !align_wait(x, now))
 			start_one(x, now);
 		break;
 	case XP_DONE:
@@ -714,6 +761,8 @@ uint64_t cp_xp_tick(struct cp_xp *x, uint64_t now)
 	if (x->state == XP_IDLE && x->o.end_to_end && !x->run_open)
 		return UINT64_MAX;	/* until the next run */
 	next = x->due > now ? x->due - now : 0;
+	if (x->aligning)
+		next = ALIGN_POLL_NS;
 	if (x->state == XP_RUNNING && cp_points_need_integration(x->points)) {
 		cp_points_integrate(x->points, now);
 		next = next < INTEGRATE_NS ? next : INTEGRATE_NS;

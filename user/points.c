@@ -411,6 +411,24 @@ bool cp_points_need_integration(const struct cp_points *p)
 	return p->coz;
 }
 
+int64_t cp_points_pace(struct cp_points *p, uint64_t now)
+{
+	const struct cp_point *pace = NULL;
+	size_t i;
+
+	if (!p->coz)
+		return -1;
+	cp_points_integrate(p, now);
+	for (i = 0; i < p->nr; i++) {
+		const struct cp_point *pt = &p->pt[i];
+
+		if (pt->source == CP_PP_COUNTER && pt->kind == CAUSALPROF_PP_THROUGHPUT &&
+		    pt->now_count && (!pace || pt->now_count < pace->now_count))
+			pace = pt;
+	}
+	return pace ? (int64_t)pace->now_count : -1;
+}
+
 unsigned int cp_points_stop(struct cp_points *p, uint64_t now, struct cp_rec_writer *w,
 			    struct causalprof_exp_point *out, unsigned int max)
 {

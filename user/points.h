@@ -92,5 +92,11 @@ unsigned int cp_points_stop(struct cp_points *p, uint64_t now, struct cp_rec_wri
 			    struct causalprof_exp_point *out, unsigned int max);
 /* Does any point count latency through counters (so integrate often)? */
 bool cp_points_need_integration(const struct cp_points *p);
+/*
+ * The visits so far of the throughput counter that has had the fewest
+ * (the one whose windows are coarsest), read at @now; -1 without one. The
+ * experiment loop begins and ends its experiments just after it changes.
+ */
+int64_t cp_points_pace(struct cp_points *p, uint64_t now);
 
 #endif /* CPROF_POINTS_H */
