@@ -15,6 +15,12 @@
  * and at least COOLOFF_FACTOR times the delay it inserted, so that queues
  * that built up while some threads were delayed (a pipe filled by a
  * producer whose consumer was slowed) drain before the next one measures.
+ * Four times: a consumer with the slack of tests/targets/gt_pipe.c (1.2
+ * units of work an item for the producer's 2) that shares one CPU with
+ * its producer works off a backlog at a sixth of an item per unit, three
+ * times as long as the delay that built it; at twice, the experiments
+ * that followed an experiment on the producer, 0 % ones included, came
+ * out 1 to 2 % faster (bench/RESULTS.md, 2026-11-26).
  *
  * A line becomes the address ranges of its code in every target process
  * that maps its file (each process its own addresses: ASLR), up to the
@@ -27,8 +33,8 @@
  * an experiment starts, and stops once its length is reached, only just
  * after the counter with the fewest visits changes (read every
  * ALIGN_POLL_NS; waiting at most two of its periods at the last rate
- * seen, and no longer than an experiment): its window holds whole periods
- * between two visits, as a span does.
+ * seen, and no longer than the longest experiment): its window holds
+ * whole periods between two visits, as a span does.
  *
  * --end-to-end: one experiment per run of the program, from as soon as the
  * run's process maps the line drawn (from the samples of the runs before,
@@ -56,7 +62,7 @@
 #include "lines.h"
 
 #define COOLOFF_MIN_NS		10000000ULL	/* 10 ms */
-#define COOLOFF_FACTOR		2
+#define COOLOFF_FACTOR		4
 #define RECORD_WAIT_NS		2000000000ULL	/* for an EXPERIMENT after its stop */
 #define IDLE_POLL_NS		10000000ULL	/* waiting for samples in scope */
 #define INTEGRATE_NS		2000000ULL	/* counters' in-flight integration */
@@ -717,8 +723,8 @@ static bool align_wait(struct cp_xp *x, uint64_t now)
 		return false;
 	}
 	if (!x->aligning) {
-		wait = x->rate > 0 ? (uint64_t)(2e9 / x->rate) : x->len_ns;
-		wait = wait < x->len_ns ? wait : x->len_ns;
+		wait = x->rate > 0 ? (uint64_t)(2e9 / x->rate) : x->o.max_ns;
+		wait = wait < x->o.max_ns ? wait : x->o.max_ns;
 		x->aligning = true;
 		x->align_ref = v;
 		x->align_until = now + (wait > ALIGN_MIN_NS ? wait : ALIGN_MIN_NS);
