@@ -476,6 +476,7 @@ static void on_experiment(struct cp_xp *x, const struct causalprof_experiment *e
 
 	if (x->state != XP_STOPPING && x->state != XP_RUNNING)
 		return;		/* not one of ours, or given up on */
+	x->aligning = false;	/* a stop the module made cuts a wait short */
 	write_causal(x, e);
 	if (flags & CAUSALPROF_EXP_F_SESSION_END) {
 		x->state = XP_DONE;
