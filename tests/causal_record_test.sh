@@ -179,7 +179,37 @@ test_default()
 		show "$tmp/default.txt"
 		return 1
 	fi
-	return 0
+	cooled_off default
+}
+
+# cooled_off NAME: in NAME's recording, each experiment that ended as cprof
+# stopped it (no SESSION_END or TIMEOUT flag) is followed by at least four
+# times the delay it inserted before the next starts, and at least 10 ms
+# (the cool-off: queues the delay built drain first). Both times are the
+# module's CLOCK_MONOTONIC, cprof's clock too: no slack needed.
+cooled_off()
+{
+	"$CAUSALPROF_REPO/build/tests/tools/recsum" "$tmp/$1.data" > "$tmp/$1.sum" ||
+		{ say "recsum $1 failed"; return 1; }
+	awk '
+		$1 != "experiment" { next }
+		{ for (i = 1; i < NF; i += 2) f[$i] = $(i + 1) }
+		n && !(flags % 4) {
+			want = 4 * inserted > 10000000 ? 4 * inserted : 10000000
+			gaps++
+			if (f["start"] - end < want) {
+				printf "# experiment %s started %d ns after the one before, which inserted %d ns\n",
+				       f["experiment"], f["start"] - end, inserted
+				short++
+			}
+			if (inserted > 2500000)
+				long++
+		}
+		{ n++; flags = f["flags"]; inserted = f["inserted"]; end = f["end"] }
+		END {
+			printf "# %d cool-offs (%d after 2.5 ms or more of delay), %d short\n", gaps, long, short
+			exit !(long >= 5 && !short)
+		}' "$tmp/$1.sum"
 }
 
 # A producer and a consumer in two processes over a pipe, the point given

@@ -8,7 +8,8 @@
  *	lost L                          END's lost count (LOST records' sum
  *	                                without an END)
  *	experiment ID speedup S wall W inserted I hits H ranges R points P flags F
- *	                                for each EXPERIMENT record, in order
+ *	    start T0 end T1             for each EXPERIMENT record, in order (one
+ *	                                line; T0, T1: CLOCK_MONOTONIC ns)
  *
  *	records sample R count C stack S   how many of each there were
  *
@@ -30,7 +31,7 @@ int main(int argc, char *argv[])
 	struct causalprof_lost l;
 	struct causalprof_end e;
 	struct causalprof_experiment x;
-	char exps[4096] = "";
+	static char exps[1 << 16];
 	size_t elen = 0;
 	uint64_t lost = 0, end_lost = 0, nsample = 0, ncount = 0, nstack = 0;
 	unsigned char fh[16];
@@ -87,11 +88,12 @@ int main(int argc, char *argv[])
 				return 1;
 			if (elen < sizeof(exps))
 				elen += snprintf(exps + elen, sizeof(exps) - elen,
-						 "experiment %u speedup %u wall %llu inserted %llu hits %llu ranges %u points %u flags %u\n",
+						 "experiment %u speedup %u wall %llu inserted %llu hits %llu ranges %u points %u flags %u start %llu end %llu\n",
 						 x.id, x.speedup, (unsigned long long)x.wall_ns,
 						 (unsigned long long)x.inserted_ns,
 						 (unsigned long long)x.hits, x.nr_ranges, x.nr_points,
-						 x.hdr.flags);
+						 x.hdr.flags, (unsigned long long)x.start_ns,
+						 (unsigned long long)x.time_ns);
 		}
 		if (fseek(f, off + h.size, SEEK_SET))
 			return 1;
