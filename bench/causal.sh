@@ -23,10 +23,12 @@
 # that matters) and 40 % (the one that does not), medians and their spread.
 # Then the predictions of cprof record --causal (default mode, and
 # --fixed-line for each of the two lines) and of Debian's coz-profiler
-# (coz run, the same three runs) at those speedups: each the mean of the
-# rows within 5 points of that speedup, weighted by their experiments
-# (Coz's numbers through its own viewer, Debian's profile.js, run by
-# node). Errors are in points.
+# (coz run, the same three runs) at those speedups, in ROUNDS interleaved
+# rounds of profiled runs: a run's prediction is the mean of its rows
+# within 5 points of that speedup, weighted by their experiments (Coz's
+# numbers through its own viewer, Debian's profile.js, run by node); the
+# table has the median of the rounds' predictions and their range.
+# Errors (median - truth) are in points.
 #
 # bench/run runs it twice: on one vCPU under -icount (ICOUNT set: guest
 # time is deterministic: the rounds of the truth agree within about 1 %,
@@ -37,7 +39,8 @@
 # Env: CAUSALPROF_REPO, CAUSALPROF_KO, CPROF (set by the VM harness);
 # PROGS (default "barrier pipe futex wait", or comma-separated), REPS (truth rounds, default 5),
 # TRUTH_S (seconds a truth run, default 6), RUN_S (seconds a profiled run,
-# default 90), COZ (0: leave Coz out).
+# default 90), ROUNDS (profiled runs of each tool and mode, default 3),
+# COZ (0: leave Coz out).
 
 repo=${CAUSALPROF_REPO:?}
 targets=$repo/build/tests/targets
@@ -46,6 +49,7 @@ progs=$(echo "${PROGS:-barrier pipe futex wait}" | tr , " ")
 reps=${REPS:-5}
 truth_s=${TRUTH_S:-6}
 run_s=${RUN_S:-90}
+rounds=${ROUNDS:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -98,7 +102,7 @@ prog()
 # median of the numbers on stdin
 median()
 {
-	sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 # spread of the numbers on stdin: (max - min) / median, percent
@@ -151,6 +155,32 @@ near()
 err()
 {
 	awk -v p="$1" -v t="$2" 'BEGIN { if (p == "-") print "-"; else printf "%+.1f", p - t }'
+}
+
+# keep TOOL: appends the run's predictions to $tmp/TOOL.v{20,40,60,o}
+keep()
+{
+	for at in 20 40 60; do
+		echo "$(near "$tmp/$1.m" "$at")" >> "$tmp/$1.v$at"
+	done
+	if [ "$p" = wait ]; then
+		echo "$(near "$tmp/$1.m" 80)" >> "$tmp/$1.vo"
+	else
+		echo "$(near "$tmp/$1.o" 40)" >> "$tmp/$1.vo"
+	fi
+}
+
+# cell FILE TRUTH: "median (error) [least, most]" of the rounds' predictions
+# ("-": a round with no rows near that speedup)
+cell()
+{
+	grep -vx -- - "$1" | sort -n > "$1.s"
+	v=$(median < "$1.s" | awk '{ printf "%.1f", $1 }')
+	if [ -z "$v" ]; then
+		echo "- (-)"
+		return
+	fi
+	echo "$v ($(err "$v" "$2")) [$(sed -n '1p' "$1.s"), $(sed -n '$p' "$1.s")]"
 }
 
 # run_cprof NAME BIN [ARGS...]: rows of both lines into $tmp/NAME.{m,o}
@@ -209,8 +239,9 @@ else
 	echo "RESULT QEMU/TCG, $(nproc) vCPUs, kernel $(uname -r). Truth: unprofiled, $reps interleaved rounds"
 fi
 echo "RESULT of ${truth_s} s, medians (spread: (max - min) / median of the rounds' rates). Predictions:"
-echo "RESULT runs of ${run_s} s, each the mean of the rows within 5 points of the speedup"
-echo "RESULT (cprof: its report; Coz: its viewer). In brackets: prediction - truth, in points."
+echo "RESULT $rounds interleaved rounds of runs of ${run_s} s; a run's prediction is the mean of its rows"
+echo "RESULT within 5 points of the speedup (cprof: its report; Coz: its viewer). A cell: the median"
+echo "RESULT of the rounds' predictions (median - truth, in points) [the least and the most]."
 
 for p in $progs; do
 	prog "$p"
@@ -227,27 +258,42 @@ for p in $progs; do
 		r=$((r + 1))
 	done
 
-	run_cprof cdef "$targets/$bin"
-	run_cprof cfix "$targets/$bin" --fixed-line "$base:$lmain"
-	if [ "$p" != wait ]; then
-		run_cprof cfixo "$targets/$bin" --fixed-line "$base:$lother"
-		cat "$tmp/cfixo.o" >> "$tmp/cfix.o"
-	fi
-	tools="cdef cfix"
-	if [ "$p" = barrier ] && [ -x "$cozbin" ]; then
-		point=
-		run_cprof ccoz "$cozbin"
-		tools="$tools ccoz"
-	fi
-	if [ "$use_coz" = 1 ] && [ -x "$cozbin" ]; then
-		run_coz zdef
-		run_coz zfix --fixed-line "$src:$lmain"
+	rm -f "$tmp"/*.v* "$tmp"/cdef.p0
+	r=1
+	while [ "$r" -le "$rounds" ]; do
+		pt=$point
+		run_cprof cdef "$targets/$bin"
+		baseline_ms cdef >> "$tmp/cdef.p0"
+		run_cprof cfix "$targets/$bin" --fixed-line "$base:$lmain"
 		if [ "$p" != wait ]; then
-			run_coz zfixo --fixed-line "$src:$lother"
-			cat "$tmp/zfixo.o" >> "$tmp/zfix.o"
+			run_cprof cfixo "$targets/$bin" --fixed-line "$base:$lother"
+			cat "$tmp/cfixo.o" >> "$tmp/cfix.o"
 		fi
-		tools="$tools zdef zfix"
-	fi
+		tools="cdef cfix"
+		if [ "$p" = barrier ] && [ -x "$cozbin" ]; then
+			point=
+			run_cprof ccoz "$cozbin"
+			point=$pt
+			tools="$tools ccoz"
+		fi
+		if [ "$use_coz" = 1 ] && [ -x "$cozbin" ]; then
+			run_coz zdef
+			run_coz zfix --fixed-line "$src:$lmain"
+			if [ "$p" != wait ]; then
+				run_coz zfixo --fixed-line "$src:$lother"
+				cat "$tmp/zfixo.o" >> "$tmp/zfix.o"
+			fi
+			tools="$tools zdef zfix"
+		fi
+		for t in $tools; do
+			keep "$t"
+			# the first round's reports go to the log
+			if [ "$r" = 1 ] && [ -e "$tmp/$t.txt" ]; then
+				cp "$tmp/$t.txt" "$tmp/$t.first"
+			fi
+		done
+		r=$((r + 1))
+	done
 
 	echo "RESULT "
 	echo "RESULT ### $what"
@@ -262,25 +308,18 @@ for p in $progs; do
 	for t in $tools; do
 		row="| $(label "$t") |"
 		for at in 20 40 60; do
-			v=$(near "$tmp/$t.m" "$at")
-			row="$row $v ($(err "$v" "$(truth "m$at")")) |"
+			row="$row $(cell "$tmp/$t.v$at" "$(truth "m$at")") |"
 		done
-		if [ "$p" = wait ]; then
-			v=$(near "$tmp/$t.m" 80)
-		else
-			v=$(near "$tmp/$t.o" 40)
-		fi
-		row="$row $v ($(err "$v" "$(truth o40)")) |"
-		echo "RESULT $row"
+		echo "RESULT $row $(cell "$tmp/$t.vo" "$(truth o40)") |"
 	done
-	p0=$(baseline_ms cdef)
+	p0=$(median < "$tmp/cdef.p0")
 	echo "RESULT "
 	echo "RESULT Causal-mode overhead: cprof's 0 % experiments (default mode) take ${p0:-?} ms per event,"
 	echo "RESULT unprofiled runs $(median < "$tmp/rate.base" | awk '{ printf "%.3f", 1000 / $1 }') ms: $(median < "$tmp/rate.base" |
 		awk -v p="$p0" '{ if (p == "") print "?"; else printf "%+.1f", 100 * (p * $1 / 1000 - 1) }') %."
 	for t in $tools; do
-		if [ -e "$tmp/$t.txt" ]; then
-			sed 's/^/# /' "$tmp/$t.txt" | head -n 60
+		if [ -e "$tmp/$t.first" ]; then
+			sed 's/^/# /' "$tmp/$t.first" | head -n 60
 		fi
 	done
 done
