@@ -163,11 +163,9 @@ keep()
 	for at in 20 40 60; do
 		echo "$(near "$tmp/$1.m" "$at")" >> "$tmp/$1.v$at"
 	done
-	if [ "$p" = wait ]; then
-		echo "$(near "$tmp/$1.m" 80)" >> "$tmp/$1.vo"
-	else
-		echo "$(near "$tmp/$1.o" 40)" >> "$tmp/$1.vo"
-	fi
+	# the last column: a() 80 % for wait, else the other line at 40 %
+	if [ "$p" = wait ]; then set -- "$1" m 80; else set -- "$1" o 40; fi
+	echo "$(near "$tmp/$1.$2" "$3")" >> "$tmp/$1.vo"
 }
 
 # cell FILE TRUTH: "median (error) [least, most]" of the rounds' predictions
@@ -259,9 +257,9 @@ for p in $progs; do
 	done
 
 	rm -f "$tmp"/*.v* "$tmp"/cdef.p0
+	pt=$point
 	r=1
 	while [ "$r" -le "$rounds" ]; do
-		pt=$point
 		run_cprof cdef "$targets/$bin"
 		baseline_ms cdef >> "$tmp/cdef.p0"
 		run_cprof cfix "$targets/$bin" --fixed-line "$base:$lmain"
