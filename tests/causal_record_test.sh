@@ -115,14 +115,15 @@ above()
 
 # rises_then_flat NAME FILE:LINE SATURATION LO HI: the line's curve rises
 # (the rows from LO to HI % above 5 %: two TCG vCPUs make no finer
-# instrument, see causal_truth_test.sh) and, past SATURATION %, stays well
-# below the line speedup (the rows from 70 to 100 % below 70 %).
+# instrument, see causal_truth_test.sh) and, past SATURATION %, stays up
+# but well below the line speedup (the rows from 70 to 100 % between 10
+# and 70 %).
 rises_then_flat()
 {
 	low=$(mean "$1" "$2" "$4" "$5")
 	high=$(mean "$1" "$2" 70 100)
 	say "$2 at $4-$5 %: program $low % faster; at 70-100 %: $high % (truth: at most $3 %)"
-	if ! above "$low" 5 || above "$high" 70 || [ "$high" = none ]; then
+	if ! above "$low" 5 || ! above "$high" 10 || above "$high" 70; then
 		say "not rising then flat; the report:"
 		show "$tmp/$1.txt"
 		return 1
@@ -470,16 +471,32 @@ test_coz_aligned()
 test_cprof_h() { test_declared sdt; }
 test_coz_h() { test_declared coz; }
 
+# again FUNCTION: FUNCTION, and once more if it fails. A test that judges
+# a curve's shape on two TCG vCPUs relies on their running at one speed:
+# a host that runs something else on one vCPU's core slows that vCPU for
+# as long (VM_PIN keeps the vCPUs apart, not other programs), and the line
+# that bounds the program moves (gt_barrier's b(), half of a(), outlasts
+# it on a vCPU at less than half the speed: a()'s curve goes flat at 0,
+# as the truth does). A broken mechanism fails both times.
+again()
+{
+	"$1"
+	rc=$?
+	[ "$rc" -eq 1 ] || return "$rc"
+	say "failed once: recording again (testing.rst, causal_record_test.sh)"
+	"$1"
+}
+
 echo "TAP version 13"
 echo "1..12"
 run_test "causal usage errors are caught before the program starts" test_usage
-run_test "--fixed-line: a()'s curve rises then flattens, no other line is tried" test_fixed_line
+run_test "--fixed-line: a()'s curve rises then flattens, no other line is tried" again test_fixed_line
 run_test "report --coz loads in Coz's viewer, a()'s curve rising" test_coz_viewer
 run_test "report --plot draws a()'s rows and a fitted curve" test_plot
 run_test "report --causal --pprof: go tool pprof shows a()'s impact first" test_pprof
 run_test "default mode, FILE:LINE point: a() and b() experimented on, a baseline" test_default
 run_test "pipe between processes, FILE:LINE point: produce() measured in the other process" test_pipe
-run_test "raw futex lock, cprof.h point: crit() rises, other() flat" test_futex
+run_test "raw futex lock, cprof.h point: crit() rises, other() flat" again test_futex
 run_test "--end-to-end: an experiment per run, the run's end the point" test_end_to_end
 run_test "a cprof.h point is found without --progress" test_cprof_h
 run_test "a coz.h counter is read without --progress" test_coz_h

@@ -27,17 +27,19 @@ show()
 	sed 's/^/#   /' "$1"
 }
 
-# run_test NAME FUNCTION: the function returns 0 (pass), 1 (fail) or 4 (skip,
-# the reason in $reason).
+# run_test NAME FUNCTION [ARG...]: the function, run with the ARGs, returns
+# 0 (pass), 1 (fail) or 4 (skip, the reason in $reason).
 run_test()
 {
+	tap_name=$1
+	shift
 	reason=
 	n=$((n + 1))
-	"$2"
+	"$@"
 	case $? in
-	0) passed=$((passed + 1)); echo "ok $n $1" ;;
-	4) skipped=$((skipped + 1)); echo "ok $n $1 # SKIP $reason" ;;
-	*) failed=$((failed + 1)); echo "not ok $n $1" ;;
+	0) passed=$((passed + 1)); echo "ok $n $tap_name" ;;
+	4) skipped=$((skipped + 1)); echo "ok $n $tap_name # SKIP $reason" ;;
+	*) failed=$((failed + 1)); echo "not ok $n $tap_name" ;;
 	esac
 }
 
