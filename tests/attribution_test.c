@@ -27,15 +27,20 @@
 #define SHARE_TOLERANCE	2.0	/* percentage points */
 
 /*
- * A guest whose CPUs took less than this share of the timer interrupts the
+ * A guest CPU that took less than this share of the timer interrupts the
  * session's 1 ms timers call for was starved by the host (other VMs on a
- * loaded machine): it still charges the starved time to whichever thread
- * it had on the CPU, so its CPU time no longer tells how long each thread
- * really ran, and the test skips that comparison (after every other
- * check). The count comes from /proc/interrupts, not from the module, so
- * a module that drops samples cannot pass for a starved VM.
+ * loaded machine, or another program on its vCPU's host core; the other
+ * vCPU may run at full speed): it still charges the starved time to
+ * whichever thread it had on the CPU, so its CPU time no longer tells how
+ * long each thread really ran, and the test skips that comparison (after
+ * every other check). The count comes from /proc/interrupts, per CPU, not
+ * from the module, so a module that drops samples cannot pass for a
+ * starved VM. Seen on two vCPUs: 112 to 122 % on both CPUs together with
+ * the host otherwise idle; with a busy loop on vCPU 1's host core, 94 and
+ * 84 % together, the threads on vCPU 1 doing half the loops per second of
+ * CPU time of the others and their shares of samples 4 points off.
  */
-#define STARVED		0.8
+#define STARVED		0.9
 
 struct thread {
 	struct cp_spin_thread spin;	/* what the thread said of itself */
@@ -112,6 +117,21 @@ static struct thread *find_thread(struct thread *th, int n, pid_t tid)
  * share of the workers' CPU time. th[0] is the main thread: forked from the
  * test before the session, its CPU time is not all the session's.
  */
+/* The share of its timer interrupts due that the CPU with the fewest took. */
+static double fewest_timers(const uint64_t *before, const uint64_t *after, int ncpus,
+			    double secs)
+{
+	double share, fewest = 0;
+	int i;
+
+	for (i = 0; i < ncpus; i++) {
+		share = (after[i] - before[i]) / (secs * FREQ);
+		if (!i || share < fewest)
+			fewest = share;
+	}
+	return fewest;
+}
+
 static double worst_share(const struct thread *th, int n)
 {
 	uint64_t cpu = 0, weight = 0;
@@ -148,7 +168,7 @@ TEST_F_TIMEOUT(attribution, thread_shares, 120)
 	struct thread th[THREADS + 1], *t;
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	bool seen[MAX_CPUS] = {};
-	uint64_t irqs, val;
+	uint64_t irqs[MAX_CPUS], val[MAX_CPUS];
 	struct timespec t0, t1;
 	double secs, timers, worst;
 	const char *why;
@@ -158,14 +178,14 @@ TEST_F_TIMEOUT(attribution, thread_shares, 120)
 	ASSERT_GE(MAX_CPUS, ncpus);
 	snprintf(threads_arg, sizeof(threads_arg), "%d", THREADS);
 	snprintf(seconds_arg, sizeof(seconds_arg), "%d", SECONDS);
-	ASSERT_EQ(0, cp_timer_irqs(&irqs));
+	ASSERT_EQ(ncpus, cp_timer_irqs(irqs, MAX_CPUS));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ASSERT_EQ(0, cp_record(&self->nl, &self->target, argv, variant->flags, &ev, 1, 60000))
 		TH_LOG("extack: '%s'", self->nl.extack);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ASSERT_EQ(0, cp_timer_irqs(&val));
+	ASSERT_EQ(ncpus, cp_timer_irqs(val, MAX_CPUS));
 	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	timers = (val - irqs) / (secs * ncpus * FREQ);
+	timers = fewest_timers(irqs, val, ncpus, secs);
 	ASSERT_TRUE(WIFEXITED(self->target.status));
 	ASSERT_EQ(0, WEXITSTATUS(self->target.status));
 	ASSERT_LT(0, cp_target_read(&self->target, out, sizeof(out), NULL, CP_WAIT_MS));
@@ -239,7 +259,8 @@ TEST_F_TIMEOUT(attribution, thread_shares, 120)
 		       (unsigned long long)th[i].spin.loops);
 	}
 	ASSERT_LT(0U, total_cpu);
-	TH_LOG("weight %.3f s for %.3f s of CPU time; %.0f%% of the timer interrupts due",
+	TH_LOG("weight %.3f s for %.3f s of CPU time; %.0f%% of the timer interrupts due on "
+	       "the CPU that took the fewest",
 	       total_weight / 1e9, total_cpu / 1e9, 100 * timers);
 
 	/*
@@ -252,7 +273,7 @@ TEST_F_TIMEOUT(attribution, thread_shares, 120)
 
 	worst = worst_share(th, n);
 	if (timers < STARVED && _metadata->passed) {
-		SKIP(return, "the VM was starved (%.0f%% of the timer interrupts): shares of CPU "
+		SKIP(return, "a CPU was starved (%.0f%% of its timer interrupts): shares of CPU "
 		     "time are %.2f points apart at worst, not checked", 100 * timers, worst);
 	}
 	EXPECT_TRUE(worst <= SHARE_TOLERANCE)

@@ -282,7 +282,7 @@ TEST_F(causal, table_full)
 {
 	struct exp_task a, b;
 	uint64_t n;
-	int tasks;
+	int tasks, i;
 
 	ASSERT_EQ(0, cp_module_reload("max_tasks=64 inherit=0"));
 	ASSERT_EQ(0, spawn(_metadata, self, "crowd", "0"));
@@ -290,7 +290,14 @@ TEST_F(causal, table_full)
 	ASSERT_EQ(0, experiment_start(self, 500));
 	usleep(300000);
 	ASSERT_EQ(0, kill(self->c.pid, SIGUSR1));
+	/*
+	 * 1.5 s is plenty on two vCPUs; a vCPU that the host starves (another
+	 * program on its core) started and sampled the crowd slowly: 60 tasks
+	 * and no table_full after 1.5 s once. So up to 15 s, until the first.
+	 */
 	usleep(1500000);
+	for (i = 0; i < 135 && !cp_debugfs_u64("causal/table_full", &n) && !n; i++)
+		usleep(100000);
 	ASSERT_EQ(0, cp_control("experiment stop"));
 	ASSERT_EQ(0, exp_read(&self->info));
 	tasks = count_tasks(&self->info);

@@ -90,8 +90,11 @@ int cp_write_str(const char *path, const char *s);
 /* A CPU's samples, lost and overflows since the module loaded (module.c) */
 int cp_cpu_counts(long cpu, uint64_t *samples, uint64_t *lost, uint64_t *overflows);
 
-/* Local timer interrupts so far, all CPUs together (/proc/interrupts LOC; kernel.c) */
-int cp_timer_irqs(uint64_t *count);
+/*
+ * Local timer interrupts so far, per CPU (/proc/interrupts LOC; kernel.c):
+ * count[0..max) filled, the number of CPUs returned (at most max), or -errno.
+ */
+int cp_timer_irqs(uint64_t *count, int max);
 
 /* /proc/sys/kernel/tainted: W (a warning) and D (an oops) */
 #define CP_TAINT_DIE	(1ULL << 7)

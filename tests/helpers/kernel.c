@@ -11,9 +11,9 @@
 #include "helpers.h"
 #include "internal.h"
 
-int cp_timer_irqs(uint64_t *count)
+int cp_timer_irqs(uint64_t *count, int max)
 {
-	char line[1024], *p, *end;
+	char line[4096], *p, *end;
 	int ret = -ENOENT;
 	FILE *f;
 
@@ -24,15 +24,14 @@ int cp_timer_irqs(uint64_t *count)
 		p = line + strspn(line, " ");
 		if (strncmp(p, "LOC:", 4))
 			continue;
-		*count = 0;
-		for (p += 4;; p = end) {
+		ret = 0;
+		for (p += 4; ret < max; p = end) {
 			unsigned long long n = strtoull(p, &end, 10);
 
 			if (end == p)
 				break;
-			*count += n;
+			count[ret++] = n;
 		}
-		ret = 0;
 		break;
 	}
 	fclose(f);
