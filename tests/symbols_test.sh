@@ -352,7 +352,15 @@ test_node_jit()
 	pf=$(perf_share "$tmp/node.perf" 'fibHot')
 	ps=$(perf_share "$tmp/node.perf" 'sieveCold')
 	say "perf: fibHot $pf%, sieveCold $ps%"
-	near "$f" "$pf" && near "$s" "$ps"
+	# Compared: how the two split their samples. Their share of all
+	# samples is the main thread's, and moves from run to run with the
+	# speed of its vCPU against that of node's other threads: with a busy
+	# loop on one vCPU's host core, cprof 20 and 28 %, perf 28 and 39 %,
+	# the split 42:58 both times.
+	f=$(awk -v a="$f" -v b="$s" 'BEGIN { printf "%.1f", 100 * a / (a + b) }')
+	pf=$(awk -v a="$pf" -v b="$ps" 'BEGIN { printf "%.1f", (a + b > 0 ? 100 * a / (a + b) : 0) }')
+	say "fibHot's part of the two: cprof $f%, perf $pf%"
+	ge "$ps" 10 && near "$f" "$pf"
 }
 
 # The debug file installed by the tests goes: later programs see the file stripped.
