@@ -35,10 +35,10 @@
  * long each thread really ran, and the test skips that comparison (after
  * every other check). The count comes from /proc/interrupts, per CPU, not
  * from the module, so a module that drops samples cannot pass for a
- * starved VM. Seen on two vCPUs: 112 to 122 % on both CPUs together with
- * the host otherwise idle; with a busy loop on vCPU 1's host core, 94 and
- * 84 % together, the threads on vCPU 1 doing half the loops per second of
- * CPU time of the others and their shares of samples 4 points off.
+ * starved VM. Seen on two vCPUs, on the CPU that took the fewest: 107 to
+ * 119 % with the host otherwise idle; 60 to 75 % with a busy loop on vCPU
+ * 1's host core, whose threads did half the loops per second of CPU time
+ * of the others, their shares of samples 2.7 to 4 points off.
  */
 #define STARVED		0.9
 
@@ -112,11 +112,6 @@ static struct thread *find_thread(struct thread *th, int n, pid_t tid)
 	return NULL;
 }
 
-/*
- * The largest difference between a worker's share of the weight and its
- * share of the workers' CPU time. th[0] is the main thread: forked from the
- * test before the session, its CPU time is not all the session's.
- */
 /* The share of its timer interrupts due that the CPU with the fewest took. */
 static double fewest_timers(const uint64_t *before, const uint64_t *after, int ncpus,
 			    double secs)
@@ -132,6 +127,11 @@ static double fewest_timers(const uint64_t *before, const uint64_t *after, int n
 	return fewest;
 }
 
+/*
+ * The largest difference between a worker's share of the weight and its
+ * share of the workers' CPU time. th[0] is the main thread: forked from the
+ * test before the session, its CPU time is not all the session's.
+ */
 static double worst_share(const struct thread *th, int n)
 {
 	uint64_t cpu = 0, weight = 0;

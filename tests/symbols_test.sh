@@ -129,6 +129,12 @@ near()
 	awk -v a="$1" -v b="$2" -v n=$NOISE 'BEGIN { d = a - b; exit !(d <= n && -d <= n) }'
 }
 
+# part A B: A's part of A + B, in percent (0 when both are 0)
+part()
+{
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a + b > 0 ? 100 * a / (a + b) : 0) }'
+}
+
 # ge A B: A >= B
 ge()
 {
@@ -357,10 +363,10 @@ test_node_jit()
 	# speed of its vCPU against that of node's other threads: with a busy
 	# loop on one vCPU's host core, cprof 20 and 28 %, perf 28 and 39 %,
 	# the split 42:58 both times.
-	f=$(awk -v a="$f" -v b="$s" 'BEGIN { printf "%.1f", 100 * a / (a + b) }')
-	pf=$(awk -v a="$pf" -v b="$ps" 'BEGIN { printf "%.1f", (a + b > 0 ? 100 * a / (a + b) : 0) }')
-	say "fibHot's part of the two: cprof $f%, perf $pf%"
-	ge "$ps" 10 && near "$f" "$pf"
+	cpart=$(part "$f" "$s")
+	ppart=$(part "$pf" "$ps")
+	say "fibHot's part of the two: cprof $cpart%, perf $ppart%"
+	ge "$ps" 10 && near "$cpart" "$ppart"
 }
 
 # The debug file installed by the tests goes: later programs see the file stripped.
