@@ -97,6 +97,13 @@ static struct {
 	atomic64_t capped;
 	atomic64_t inherited;
 	atomic64_t table_full;
+	struct {			/* struct causalprof_exp_acct */
+		atomic64_t asked_ns, overshoot_ns, max_overshoot_ns, short_ns;
+		atomic64_t credited_ns, inherited_ns;
+		atomic64_t wake_queued, sample_queued;
+		atomic64_t selected_ns, absorbed_ns;
+	} acct;
+	u64 owed_ns, owing;		/* at the stop, under the session lock */
 	atomic_t paying;	/* tasks in settle(), paying or about to */
 	u32 sealed;		/* its counters are final; under seal_lock */
 
@@ -188,6 +195,16 @@ int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr,
 	atomic64_set(&exp.capped, 0);
 	atomic64_set(&exp.inherited, 0);
 	atomic64_set(&exp.table_full, 0);
+	atomic64_set(&exp.acct.asked_ns, 0);
+	atomic64_set(&exp.acct.overshoot_ns, 0);
+	atomic64_set(&exp.acct.max_overshoot_ns, 0);
+	atomic64_set(&exp.acct.short_ns, 0);
+	atomic64_set(&exp.acct.credited_ns, 0);
+	atomic64_set(&exp.acct.inherited_ns, 0);
+	atomic64_set(&exp.acct.wake_queued, 0);
+	atomic64_set(&exp.acct.sample_queued, 0);
+	atomic64_set(&exp.acct.selected_ns, 0);
+	atomic64_set(&exp.acct.absorbed_ns, 0);
 	exp.nr_snap0 = cp_progress_snapshot(exp.snap0, CP_MAX_PROGRESS);
 	exp.start_ns = ktime_get_ns();
 	exp.end_ns = 0;
@@ -257,6 +274,7 @@ static void build_result(u16 flags)
 	struct causalprof_exp_range *rg = (void *)(rec + 1);
 	struct causalprof_exp_point *pt;
 	struct causalprof_exp_span *sp;
+	struct causalprof_exp_acct *ac;
 	unsigned int i;
 
 	memset(&result, 0, sizeof(result));
@@ -265,8 +283,9 @@ static void build_result(u16 flags)
 	pt = result_points();
 	sp = (void *)(pt + exp.nr_snap);
 	rec->hdr.type = CAUSALPROF_REC_EXPERIMENT;
-	rec->hdr.flags = flags | CAUSALPROF_EXP_F_SPANS;
-	rec->hdr.size = (void *)(sp + exp.nr_snap) - (void *)rec;
+	ac = (void *)(sp + exp.nr_snap);
+	rec->hdr.flags = flags | CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT;
+	rec->hdr.size = (void *)(ac + 1) - (void *)rec;
 	rec->time_ns = exp.end_ns;
 	rec->start_ns = exp.start_ns;
 	rec->wall_ns = exp.end_ns - exp.start_ns;
@@ -288,6 +307,50 @@ static void build_result(u16 flags)
 	for (i = 0; i < exp.nr_snap; i++) {
 		point_delta(&exp.snap[i], &pt[i]);
 		point_span(&exp.snap[i], &sp[i]);
+	}
+	ac->asked_ns = atomic64_read(&exp.acct.asked_ns);
+	ac->overshoot_ns = atomic64_read(&exp.acct.overshoot_ns);
+	ac->max_overshoot_ns = atomic64_read(&exp.acct.max_overshoot_ns);
+	ac->short_ns = atomic64_read(&exp.acct.short_ns);
+	ac->credited_ns = atomic64_read(&exp.acct.credited_ns);
+	ac->inherited_ns = atomic64_read(&exp.acct.inherited_ns);
+	ac->owed_ns = exp.owed_ns;
+	ac->owing = exp.owing;
+	ac->wake_queued = atomic64_read(&exp.acct.wake_queued);
+	ac->sample_queued = atomic64_read(&exp.acct.sample_queued);
+	ac->selected_ns = atomic64_read(&exp.acct.selected_ns);
+	ac->absorbed_ns = atomic64_read(&exp.acct.absorbed_ns);
+}
+
+static s64 owed(struct cp_task *t);
+
+/*
+ * Under the session lock, at the stop, the counters sealed: what the
+ * threads that are not asleep still owe (delay subtracted from the
+ * experiment's time that nobody paid). The table's slots are atomics; an
+ * exited thread's slot is dead and owes nothing.
+ */
+static void sum_owed(void)
+{
+	unsigned int i, n = cp_tasks_size();
+	struct cp_task *t;
+	s64 debt;
+
+	exp.owed_ns = 0;
+	exp.owing = 0;
+	for (i = 0; i < n; i++) {
+		t = cp_task_at(i);
+		/* Asleep (blocked, not woken): its wait pays, or its wake-up will. */
+		if (atomic_read(&t->tid) <= 0 ||
+		    (atomic_read(&t->flags) & (CP_TASK_EXEMPT | CP_TASK_BLOCKED)))
+			continue;
+		debt = owed(t);
+		if (debt > 0) {
+			exp.owed_ns += debt;
+			exp.owing++;
+		}
+		if (!(i % 4096))
+			cond_resched();
 	}
 }
 
@@ -327,6 +390,7 @@ int cp_causal_stop(u16 flags, const struct causalprof_experiment **res)
 	spin_lock(&seal_lock);
 	exp.sealed = exp.id;
 	spin_unlock(&seal_lock);
+	sum_owed();
 	build_result(flags);
 	*res = &result.rec;
 	return 0;
@@ -424,13 +488,50 @@ static s64 owed(struct cp_task *t)
 	return atomic64_read(&exp.global) - atomic64_read(&t->local) + atomic64_read(&t->lag);
 }
 
-/* Paid slept ns: its lag first. Only t itself pays, so lag only grows meanwhile. */
-static void account(struct cp_task *t, u64 slept, bool capped)
+static void raise_global(s64 local);
+
+static void atomic64_max(atomic64_t *v, s64 val)
+{
+	s64 old = atomic64_read(v);
+
+	while (val > old && !atomic64_try_cmpxchg(v, &old, val))
+		;
+}
+
+/*
+ * Overshoot: a payment that slept longer than it asked (timer slack, the
+ * wake-up's latency: under TCG a halted vCPU is woken late) paid delay
+ * ahead. As in Coz's add_delays(), a thread ahead of the global delay
+ * raises it: the others owe the excess too, and the experiment's
+ * effective time does not count it as time worked. On one CPU the others
+ * ran meanwhile and the excess only shifted who ran; on several, the
+ * payer's CPU may have idled while the others waited for it, and that
+ * time must not read as a slower program. 0: the excess stays the
+ * payer's credit (measuring without).
+ */
+static bool overshoot_global = true;
+module_param(overshoot_global, bool, 0644);
+MODULE_PARM_DESC(overshoot_global, "A payment's overshoot raises the global delay (default 1; 0 to measure without)");
+
+/*
+ * Paid slept ns of asked: its lag first. Only t itself pays, so lag only
+ * grows meanwhile.
+ */
+static void account(struct cp_task *t, u64 asked, u64 slept, bool capped)
 {
 	s64 lag = atomic64_read(&t->lag), off = min_t(s64, max_t(s64, lag, 0), slept);
 
 	atomic64_sub(off, &t->lag);
 	atomic64_add(slept - off, &t->local);
+	if (READ_ONCE(overshoot_global))
+		raise_global(atomic64_read(&t->local) - atomic64_read(&t->lag));
+	atomic64_add(asked, &exp.acct.asked_ns);
+	if (slept > asked) {
+		atomic64_add(slept - asked, &exp.acct.overshoot_ns);
+		atomic64_max(&exp.acct.max_overshoot_ns, slept - asked);
+	} else {
+		atomic64_add(asked - slept, &exp.acct.short_ns);
+	}
 	atomic64_add(slept, &t->paid_ns);
 	atomic_inc(&t->payments);
 	atomic64_inc(&exp.payments);
@@ -514,7 +615,7 @@ static noinline void settle(struct cp_task *t)
 			spin_unlock(&seal_lock);
 			break;
 		}
-		account(t, slept, amount < debt);
+		account(t, amount, slept, amount < debt);
 		spin_unlock(&seal_lock);
 		least = max_t(s64, (s64)READ_ONCE(min_pause_us) * NSEC_PER_USEC, 1);
 	}
@@ -559,38 +660,69 @@ static bool claim_payment(struct cp_task *t, u32 id)
 }
 
 /*
- * What a hit weighs. The hrtimer behind cpu-clock fires once however late
- * it is: after a vCPU its host did not run (or interrupts long off), one
- * sample comes for several periods, and hits at the nominal period would
- * miss the rest. So when current was on this CPU already at the CPU's
- * previous timed sample of a target in this experiment, the sample stands
- * for the time since then (over consecutive samples, exactly the time
- * current ran); when it arrived since, the interval is partly another
- * task's, and the sample stands for the nominal period, as perf's do.
+ * What a hit weighs: the run time of current since its last timed sample,
+ * kept exactly from the switch hook (cp_causal_switch()), so that every
+ * moment a thread runs stands behind one of its samples, the one that
+ * ends it. A tick that comes late, or not at all (a vCPU its host did not
+ * run, interrupts long off: under TCG with two vCPUs a third of them were
+ * missing), loses nothing: the next sample stands for the time since, and
+ * the time a thread ran before it blocked goes to its first sample after
+ * its wake-up. Nominal periods would have the selected code read too
+ * short, the delay inserted too small and every prediction low by that
+ * share on several CPUs (Documentation/causal.rst). A thread not yet seen
+ * switching in during the experiment starts its clock at its first
+ * sample, which stands for the nominal period.
  */
 #define CP_MAX_LATE	64	/* periods */
 
-struct clock_mark {
-	u64 ns;		/* local_clock() at the last timed sample of a target */
-	u32 exp;	/* the experiment it was taken in */
-};
-
-static DEFINE_PER_CPU(struct clock_mark, clock_mark);
-
-/* Hard irq (cpu-clock's hrtimer): no other timed sample runs on this CPU. */
-static u64 sample_weight(u32 id, u64 period)
+/* Hard irq (cpu-clock's hrtimer): current is t, the switch hook is out. */
+static u64 sample_weight(struct cp_task *t, u64 period)
 {
-	struct clock_mark *m = this_cpu_ptr(&clock_mark);
-	u64 now = local_clock(), weight = period;
+	u64 now = local_clock(), run, weight;
 
-#ifdef CONFIG_SCHED_INFO
-	/* rq_clock() when current last got this CPU, on local_clock()'s scale */
-	if (m->exp == id && current->sched_info.last_arrival <= m->ns)
-		weight = min(now - m->ns, period * CP_MAX_LATE);
-#endif
-	m->ns = now;
-	m->exp = id;
-	return weight;
+	if (!(atomic_read(&t->flags) & CP_TASK_CLOCKED)) {
+		t->on_since = now;
+		t->ran = 0;
+		t->sampled = 0;
+		atomic_or(CP_TASK_CLOCKED, &t->flags);
+		return period;
+	}
+	run = t->ran + (now - t->on_since);
+	weight = run - t->sampled;
+	t->sampled = run;
+	return min(weight, period * CP_MAX_LATE);
+}
+
+/*
+ * __schedule(), runqueue locked, interrupts off: prev leaves its CPU, next
+ * gets it (either may be no target). Their run-time clocks.
+ */
+void cp_causal_switch(struct task_struct *prev, bool prev_target, struct task_struct *next,
+		      bool next_target)
+{
+	u64 now = local_clock();
+	struct cp_task *t;
+
+	if (!exp_current())
+		return;
+	if (prev_target && (t = cp_task_get(prev->pid, false)) &&
+	    (atomic_read(&t->flags) & CP_TASK_CLOCKED))
+		t->ran += now - t->on_since;
+	if (!next_target || (next->flags & PF_KTHREAD))
+		return;
+	t = cp_task_get(next->pid, true);
+	if (!t) {
+		atomic64_inc(&exp.table_full);
+		return;
+	}
+	if (!(atomic_read(&t->flags) & CP_TASK_CLOCKED)) {
+		t->ran = 0;
+		t->sampled = 0;
+		t->on_since = now;
+		atomic_or(CP_TASK_CLOCKED, &t->flags);
+		return;
+	}
+	t->on_since = now;
 }
 
 static bool in_ranges(pid_t tgid, const u64 *uips, unsigned int nu)
@@ -610,16 +742,13 @@ static bool in_ranges(pid_t tgid, const u64 *uips, unsigned int nu)
 
 static void raise_global(s64 local)
 {
-	s64 g = atomic64_read(&exp.global);
-
-	while (local > g && !atomic64_try_cmpxchg(&exp.global, &g, local))
-		;
+	atomic64_max(&exp.global, local);
 }
 
 /* A hit of @delay ns by @t. */
 static void hit(struct cp_task *t, s64 delay)
 {
-	s64 behind = atomic64_read(&exp.global) - atomic64_read(&t->local);
+	s64 g = atomic64_read(&exp.global), behind = g - atomic64_read(&t->local);
 
 	atomic64_inc(&exp.hits);
 	if (behind > 2 * delay) {
@@ -628,6 +757,9 @@ static void hit(struct cp_task *t, s64 delay)
 		return;
 	}
 	raise_global(atomic64_add_return(delay, &t->local));
+	/* What did not raise it (racy against other hitters: a statistic) */
+	atomic64_add(delay - clamp_t(s64, atomic64_read(&exp.global) - g, 0, delay),
+		     &exp.acct.absorbed_ns);
 }
 
 /*
@@ -647,25 +779,31 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 
 	if (!id || (current->flags & (PF_KTHREAD | PF_EXITING)))
 		return;
-	weight = timed ? sample_weight(id, period) : 0;
 	t = cp_task_get(current->pid, true);
 	if (!t) {
 		atomic64_inc(&exp.table_full);
 		return;
 	}
+	weight = timed ? sample_weight(t, period) : 0;
 	if (atomic_read(&t->flags) & CP_TASK_PAYING)
 		return;
 	/* It runs: marks of a wait are stale. */
 	if (atomic_read(&t->flags) & (CP_TASK_BLOCKED | CP_TASK_WOKEN))
 		atomic_andnot(CP_TASK_BLOCKED | CP_TASK_WOKEN, &t->flags);
-	if (timed && nu && in_ranges(current->tgid, uips, nu))
+	if (timed && nu && in_ranges(current->tgid, uips, nu)) {
+		atomic64_add(weight, &exp.acct.selected_ns);
 		hit(t, weight * exp.speedup / 1000);
+	}
 	debt = owed(t);
 	if (!user || debt <= 0 || debt < (s64)READ_ONCE(min_pause_us) * NSEC_PER_USEC)
 		return;
 	if (atomic_read(&t->flags) & CP_TASK_EXEMPT)
 		return;
-	if (claim_payment(t, id) && !queue_payment(t))
+	if (!claim_payment(t, id))
+		return;
+	if (queue_payment(t))
+		atomic64_inc(&exp.acct.sample_queued);
+	else
 		unclaim_payment(t);
 }
 
@@ -714,8 +852,12 @@ static void queue_wake_payment(struct task_struct *p, struct cp_task *t, u32 id)
 		return;
 	if (owed(t) < (s64)READ_ONCE(min_pause_us) * NSEC_PER_USEC)
 		return;
-	if (claim_payment(t, id) && task_work_add(p, &t->work, TWA_RESUME))
+	if (!claim_payment(t, id))
+		return;
+	if (task_work_add(p, &t->work, TWA_RESUME))
 		unclaim_payment(t);
+	else
+		atomic64_inc(&exp.acct.wake_queued);
 }
 
 /*
@@ -788,7 +930,7 @@ void cp_causal_wake(struct task_struct *wakee, bool by_target)
 {
 	u32 id = exp_current();
 	struct cp_task *w, *u;
-	s64 global, debt, mine;
+	s64 global, debt, mine, owes;
 
 	if (!id || !READ_ONCE(inherit))
 		return;
@@ -816,6 +958,7 @@ void cp_causal_wake(struct task_struct *wakee, bool by_target)
 		}
 		atomic64_set(&u->local, global);
 		atomic64_set(&u->lag, debt);
+		atomic64_add(debt, &exp.acct.inherited_ns);
 		atomic64_inc(&exp.inherited);
 		queue_wake_payment(wakee, u, id);
 		return;
@@ -824,13 +967,19 @@ void cp_causal_wake(struct task_struct *wakee, bool by_target)
 	if (!(atomic_fetch_andnot(CP_TASK_BLOCKED, &u->flags) & CP_TASK_BLOCKED)) {
 		atomic_or(CP_TASK_WOKEN, &u->flags);
 		mine = owed(u);
-		if (debt > mine)
+		if (debt > mine) {
 			atomic64_add(debt - mine, &u->lag);
+			atomic64_add(debt - mine, &exp.acct.inherited_ns);
+		}
 		return;
 	}
+	owes = atomic64_read(&u->blocked_owed) + global - atomic64_read(&u->blocked_at);
 	mine = still_owed(atomic64_read(&u->blocked_owed),
 			  global - atomic64_read(&u->blocked_at),
 			  ktime_get_mono_fast_ns() - atomic64_read(&u->blocked_ns));
+	atomic64_add(max_t(s64, owes - mine, 0), &exp.acct.credited_ns);
+	if (debt > mine)
+		atomic64_add(debt - mine, &exp.acct.inherited_ns);
 	atomic64_set(&u->local, global);
 	atomic64_set(&u->lag, max(mine, debt));
 	atomic64_inc(&exp.inherited);

@@ -23,7 +23,8 @@ struct task_struct;
 #define CP_EXP_RECORD_MAX	(sizeof(struct causalprof_experiment) + \
 				 CP_MAX_RANGES * sizeof(struct causalprof_exp_range) + \
 				 CP_MAX_POINTS * (sizeof(struct causalprof_exp_point) + \
-						  sizeof(struct causalprof_exp_span)))
+						  sizeof(struct causalprof_exp_span)) + \
+				 sizeof(struct causalprof_exp_acct))
 
 /*
  * Who started an experiment, as far as whom it may delay goes: threads
@@ -62,6 +63,8 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 void cp_causal_fork(struct task_struct *parent, struct task_struct *child);
 void cp_causal_wake(struct task_struct *wakee, bool by_target);
 void cp_causal_block(struct task_struct *t);
+void cp_causal_switch(struct task_struct *prev, bool prev_target, struct task_struct *next,
+		      bool next_target);
 void cp_causal_exit(struct task_struct *t);
 
 void cp_causal_show(struct seq_file *m, bool privileged, struct pid_namespace *ns);

@@ -258,6 +258,40 @@ test_futex()
 	flat futex2 "$other"
 }
 
+# Two threads on the raw futex lock, the critical section 1.0 unit and the
+# other work 0.5 (-t 2 -C 10 -O 5): the lock is held nearly all the time,
+# each thread runs in bursts of 1.5 units and waits 0.5, on two vCPUs. The
+# time the samples that hit crit() stand for (report -v's "selected"
+# column) must be about the time crit() ran: more than 80 % of the
+# experiments' wall time (the lock is busy about 93 % of it; sampled at
+# nominal periods, with TCG's missing ticks, it read 62-68 %, and every
+# prediction read low by as much, causal.rst). And crit() at 35-45 %
+# reads at least 28 % (truth about 40 %, measured on two vCPUs; 21-25 %
+# before).
+test_futex_sampled()
+{
+	futex=$targets/gt_futex_sdt
+	fsrc=$CAUSALPROF_REPO/tests/targets/gt_futex.c
+	crit=gt_futex.c:$(line_of "$fsrc" '/* crit line */')
+	record futex3 --fixed-line "$crit" -- "$futex" -d 30 -t 2 -C 10 -O 5 || return 1
+	if ! "$CPROF" report --causal -v -i "$tmp/futex3.data" > "$tmp/futex3.v" 2>&1; then
+		say "cprof report --causal -v failed:"
+		show "$tmp/futex3.v"
+		return 1
+	fi
+	share=$(awk '/^# accounting/ { on = 1; next }
+		on && /^ +[0-9]+ +[0-9.]+ %/ { wall += $4; sel += $6 }
+		END { if (wall) printf "%.2f", sel / wall; else print "none" }' "$tmp/futex3.v")
+	mid=$(mean futex3 "$crit" 35 45)
+	say "selected time $share of the wall time (truth about 0.93); $crit at 35-45 %: $mid % (truth about 40 %)"
+	if ! above "$share" 0.8 || ! above "$mid" 28; then
+		say "the selected code's time is not all sampled, or crit() reads low; the report:"
+		show "$tmp/futex3.v"
+		return 1
+	fi
+	return 0
+}
+
 # --end-to-end: one experiment per run, the run's end the only progress
 # point (no --progress); the exit status is the failing run's.
 test_end_to_end()
@@ -488,7 +522,7 @@ again()
 }
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..13"
 run_test "causal usage errors are caught before the program starts" test_usage
 run_test "--fixed-line: a()'s curve rises then flattens, no other line is tried" again test_fixed_line
 run_test "report --coz loads in Coz's viewer, a()'s curve rising" test_coz_viewer
@@ -497,6 +531,7 @@ run_test "report --causal --pprof: go tool pprof shows a()'s impact first" test_
 run_test "default mode, FILE:LINE point: a() and b() experimented on, a baseline" test_default
 run_test "pipe between processes, FILE:LINE point: produce() measured in the other process" test_pipe
 run_test "raw futex lock, cprof.h point: crit() rises, other() flat" again test_futex
+run_test "two threads on a futex lock, two vCPUs: crit()'s run time all sampled, its curve near the truth" again test_futex_sampled
 run_test "--end-to-end: an experiment per run, the run's end the point" test_end_to_end
 run_test "a cprof.h point is found without --progress" test_cprof_h
 run_test "a coz.h counter is read without --progress" test_coz_h

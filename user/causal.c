@@ -66,6 +66,9 @@ struct cexp {
 	uint32_t speedup;		/* per mille */
 	uint64_t wall, eff;
 	uint64_t start_ns, end_ns, hits;
+	uint64_t inserted, paid, payments;
+	struct causalprof_exp_acct acct;
+	bool has_acct;			/* recorded with CAUSALPROF_EXP_F_ACCT */
 	uint32_t line, func;		/* strtab; 0: no CAUSAL record */
 	uint32_t sysfunc;		/* strtab: func as recorded (mangled) */
 	bool cut;			/* the session's stop or the timeout ended it */
@@ -188,6 +191,7 @@ static int take(struct causal *c, const struct causalprof_record_hdr *h)
 {
 	const struct causalprof_experiment *e;
 	const struct causalprof_exp_span *sp;
+	const struct causalprof_exp_acct *ac;
 	const struct cp_rec_progress *p;
 	const struct cp_rec_causal *k;
 	struct cexp *x;
@@ -204,7 +208,13 @@ static int take(struct causal *c, const struct causalprof_record_hdr *h)
 			.eff = e->wall_ns > e->inserted_ns ? e->wall_ns - e->inserted_ns : 0,
 			.cut = h->flags & (CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_TIMEOUT), .first = c->nr_meas,
 			.start_ns = e->start_ns, .end_ns = e->time_ns, .hits = e->hits,
+			.inserted = e->inserted_ns, .paid = e->paid_ns, .payments = e->payments,
 		};
+		ac = cp_exp_acct(e);
+		if (ac) {
+			x->acct = *ac;
+			x->has_acct = true;
+		}
 		sp = cp_exp_spans(e);
 		for (i = 0; i < e->nr_points; i++) {
 			ret = add_meas(c, x, &cp_exp_points(e)[i], sp ? &sp[i] : NULL);
@@ -744,6 +754,74 @@ static void report_point(struct causal *c, unsigned int pi, const struct cp_caus
 		fprintf(out, "# %zu more lines (--top N shows more)\n", nl - o->top);
 }
 
+/*
+ * Thresholds of the accounting's warnings: payments that slept this much
+ * longer than they asked (the excess is counted as inserted delay, but
+ * every thread then pays it: the program runs slower than the experiment
+ * needs), and delay still owed when experiments stopped (inserted, so
+ * subtracted from the time measured, but never paid: the prediction reads
+ * high by up to that much).
+ */
+#define OVERSHOOT_WARN	0.25	/* of what the payments asked */
+#define OWED_WARN	0.10	/* of the delay inserted */
+
+static void acct_warnings(const struct causal *c, FILE *out)
+{
+	double asked = 0, over = 0, owed = 0, inserted = 0;
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nr_exps; i++) {
+		const struct cexp *e = &c->exps[i];
+
+		if (!counts(e) || !e->has_acct)
+			continue;
+		n++;
+		asked += e->acct.asked_ns;
+		over += e->acct.overshoot_ns;
+		owed += e->acct.owed_ns;
+		inserted += e->inserted;
+	}
+	if (!n)
+		return;
+	if (asked > 0 && over > OVERSHOOT_WARN * asked)
+		fprintf(out, "# warning: payments slept %.0f %% longer than they asked (%.1f ms in all: timer and wake-up latency); the excess counts as inserted delay, but slows the program more than the experiments need\n",
+			100 * over / asked, over / 1e6);
+	if (inserted > 0 && owed > OWED_WARN * inserted)
+		fprintf(out, "# warning: %.0f %% of the inserted delay was still owed when experiments stopped (%.1f ms): predictions read high by up to that share\n",
+			100 * owed / inserted, owed / 1e6);
+}
+
+/* -v: each experiment's delay accounting, in ms. */
+static void print_accounting(const struct causal *c, FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "\n# accounting of each experiment, ms: wall time; visits of the first progress point; time in the selected\n"
+		     "# code (as sampled); delay its hits did not insert (their threads were behind); inserted delay; paid in\n"
+		     "# payments (asked, overshoot, largest, cut short); credited to waits; inherited from wakers; still owed at the\n"
+		     "# stop by threads not asleep (threads); payments queued on a wake-up / a sample\n");
+	fprintf(out, "#   id speedup     wall  visits selected absorbed inserted     paid    asked overshoot  largest   short credited inherit   owed thr  wake/sample  line\n");
+	for (i = 0; i < c->nr_exps; i++) {
+		const struct cexp *e = &c->exps[i];
+		const struct causalprof_exp_acct *a = &e->acct;
+
+		if (!e->line)
+			continue;
+		fprintf(out, "%6" PRIu32 " %5.1f %% %8.1f %7" PRIu64 " %8.1f %8.1f %8.1f %8.1f", e->id,
+			e->speedup / 10.0, e->wall / 1e6, e->nr ? c->meas[e->first].visits : 0,
+			a->selected_ns / 1e6, a->absorbed_ns / 1e6, e->inserted / 1e6, e->paid / 1e6);
+		if (e->has_acct)
+			fprintf(out, " %8.1f %9.2f %8.2f %7.2f %8.1f %7.1f %6.1f %3" PRIu64 " %5" PRIu64 "/%-5" PRIu64,
+				a->asked_ns / 1e6, a->overshoot_ns / 1e6, a->max_overshoot_ns / 1e6,
+				a->short_ns / 1e6, a->credited_ns / 1e6, a->inherited_ns / 1e6,
+				a->owed_ns / 1e6, (uint64_t)a->owing, (uint64_t)a->wake_queued,
+				(uint64_t)a->sample_queued);
+		else
+			fprintf(out, " (recorded without accounting)");
+		fprintf(out, "  %s%s\n", cp_str(&c->strs, e->line), e->cut ? " (cut short)" : "");
+	}
+}
+
 /* A name in JSON: quotes, backslashes and control characters escaped. */
 static void json_str(FILE *f, const char *s)
 {
@@ -996,6 +1074,7 @@ int cp_causal_report(struct cp_rec_reader *rd, const struct cp_causal_opts *o, F
 		if (cut)
 			fprintf(out, " (and %u cut short by the end or a timeout, left out)", cut);
 		fprintf(out, "\n# program speedup if the line were that much faster; impact: the mean over 0-100 %%\n");
+		acct_warnings(&c, out);
 	}
 	for (i = 0; i < c.nr_points; i++) {
 		if (c.points[i].alias >= 0)
@@ -1005,6 +1084,8 @@ int cp_causal_report(struct cp_rec_reader *rd, const struct cp_causal_opts *o, F
 			height += plot_point(plot, cp_str(&c.strs, c.points[i].name), charts, nc,
 					     height);
 	}
+	if (o->table && o->verbose)
+		print_accounting(&c, out);
 	ret = 0;
 	if (prof && !c.prof)
 		ret = -ENOMEM;

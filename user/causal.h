@@ -22,6 +22,7 @@ struct cp_causal_opts {
 	const char *coz_jsonl;		/* and its JSON lines there */
 	const char *plot;		/* charts of the top lines: SVG, or HTML (.html) */
 	const char *pprof;		/* the lines' impacts as a gzipped pprof */
+	bool verbose;			/* and each experiment's accounting */
 };
 
 /*

@@ -356,6 +356,8 @@ const struct causalprof_experiment *cp_rec_experiment(const struct causalprof_re
 	       (size_t)e->nr_points * sizeof(struct causalprof_exp_point);
 	if (h->flags & CAUSALPROF_EXP_F_SPANS)
 		need += (size_t)e->nr_points * sizeof(struct causalprof_exp_span);
+	if (h->flags & CAUSALPROF_EXP_F_ACCT)
+		need += sizeof(struct causalprof_exp_acct);
 	return h->size - sizeof(*e) < need ? NULL : e;
 }
 
@@ -374,6 +376,18 @@ const struct causalprof_exp_span *cp_exp_spans(const struct causalprof_experimen
 	if (!(e->hdr.flags & CAUSALPROF_EXP_F_SPANS))
 		return NULL;
 	return (const struct causalprof_exp_span *)(cp_exp_points(e) + e->nr_points);
+}
+
+/* Its accounting (CAUSALPROF_EXP_F_ACCT), or NULL (recorded before it). */
+const struct causalprof_exp_acct *cp_exp_acct(const struct causalprof_experiment *e)
+{
+	const void *after = cp_exp_points(e) + e->nr_points;
+
+	if (!(e->hdr.flags & CAUSALPROF_EXP_F_ACCT))
+		return NULL;
+	if (e->hdr.flags & CAUSALPROF_EXP_F_SPANS)
+		after = (const struct causalprof_exp_span *)after + e->nr_points;
+	return after;
 }
 
 const struct cp_rec_buildid *cp_rec_buildid(const struct causalprof_record_hdr *h)

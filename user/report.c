@@ -39,7 +39,7 @@
 #define RELEASE_EVERY	(4 << 20)
 
 enum report_opt {
-	OPT_INPUT = 'i', OPT_EVENT = 'e', OPT_PPROF = 'o',
+	OPT_INPUT = 'i', OPT_EVENT = 'e', OPT_PPROF = 'o', OPT_VERBOSE = 'v',
 	OPT_LINES = CP_OPT_LONG, OPT_THREADS, OPT_LABELS, OPT_SYMFS, OPT_FORCE, OPT_FRACTION,
 	OPT_CAUSAL, OPT_TOP, OPT_COZ, OPT_COZ_JSONL, OPT_PLOT,
 };
@@ -69,6 +69,10 @@ static const struct cp_opt opts[] = {
 	       "impact, each with the program speedup predicted at\n"
 	       "every line speedup measured"),
 	CP_OPT(OPT_TOP, "top", "N", "with --causal: the N lines of most impact (default 10)"),
+	CP_OPT(OPT_VERBOSE, "verbose", NULL,
+	       "with --causal: also each experiment's delay\n"
+	       "accounting (inserted, paid, overshoot, credited to\n"
+	       "waits, inherited, still owed)"),
 	CP_OPT(OPT_COZ, "coz", "FILE",
 	       "write the causal experiments in Coz's profile.coz\n"
 	       "format (its viewer reads it), with or without --causal"),
@@ -89,7 +93,7 @@ static const struct cp_usage usage = {
 	"                    [--node-fraction F] [--symfs DIR]\n"
 	"       cprof report [-i FILE] --pprof OUT [--labels] [--event EV] [--force]\n"
 	"                    [--symfs DIR]\n"
-	"       cprof report [-i FILE] --causal [--top N] [--coz FILE] [--coz-jsonl FILE]\n"
+	"       cprof report [-i FILE] --causal [-v] [--top N] [--coz FILE] [--coz-jsonl FILE]\n"
 	"                    [--plot FILE.svg|FILE.html] [--pprof OUT]\n",
 	.about =
 	"Summarize a recording made by 'cprof record': for each event, the weight of\n"
@@ -1108,6 +1112,9 @@ int cmd_report(int argc, char *argv[])
 		case OPT_PLOT:
 			co.plot = optarg;
 			break;
+		case OPT_VERBOSE:
+			co.verbose = true;
+			break;
 		case OPT_TOP:
 			errno = 0;
 			top = strtoul(optarg, &end, 10);
@@ -1129,6 +1136,8 @@ int cmd_report(int argc, char *argv[])
 		return cp_usage_error(&usage, "--labels is for --pprof");
 	if (o.pprof && !*o.pprof)
 		return cp_usage_error(&usage, "--pprof takes a file name");
+	if (co.verbose && !co.table)
+		return cp_usage_error(&usage, "-v is for --causal");
 	if ((co.table || co.coz || co.coz_jsonl || co.plot) &&
 	    (lines || threads || o.labels || o.event || (o.pprof && !co.table)))
 		return cp_usage_error(&usage, "--causal, --coz, --coz-jsonl and --plot go with -i, --top and (--causal) --pprof only");

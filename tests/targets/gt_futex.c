@@ -5,10 +5,11 @@
  * does not see who wakes whom).
  *
  *	gt_futex [-d SEC | -n EVENTS] [-u ITERS] [-t THREADS] [-s PCT] [-o PCT]
+ *		 [-C TENTHS] [-O TENTHS]
  *
  * THREADS threads (default 4) loop: take the lock, run crit() (2 units of
- * work), release it, count one event with progress(), run other() (0.5
- * units). The critical section dominates: the lock is the bottleneck, so
+ * work, or -C TENTHS tenths of a unit), release it, count one event with
+ * progress(), run other() (0.5 units, or -O TENTHS). The critical section dominates: the lock is the bottleneck, so
  * crit() PCT % faster (-s) makes the program nearly PCT % faster in time
  * per event, until the other work of the waiting threads is what limits
  * it; other() faster (-o) changes about nothing. The progress point is
@@ -108,12 +109,12 @@ static void *worker(void *arg)
 
 int main(int argc, char *argv[])
 {
-	long secs = 10, unit = 500000, s = 0, o = 0, nthreads = 4, i;
+	long secs = 10, unit = 500000, s = 0, o = 0, nthreads = 4, ct = 20, ot = 5, i;
 	pthread_t t[MAX_THREADS];
 	uint64_t t0, t1, end;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "d:n:u:t:s:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:u:t:s:o:C:O:")) != -1) {
 		switch (opt) {
 		case 'd': secs = gt_num("gt_futex", opt, optarg, 1, 100000); break;
 		case 'n': max_events = gt_num("gt_futex", opt, optarg, 1, 1L << 40); secs = 100000; break;
@@ -121,13 +122,15 @@ int main(int argc, char *argv[])
 		case 't': nthreads = gt_num("gt_futex", opt, optarg, 1, MAX_THREADS); break;
 		case 's': s = gt_num("gt_futex", opt, optarg, 0, 100); break;
 		case 'o': o = gt_num("gt_futex", opt, optarg, 0, 100); break;
+		case 'C': ct = gt_num("gt_futex", opt, optarg, 1, 1000); break;
+		case 'O': ot = gt_num("gt_futex", opt, optarg, 0, 1000); break;
 		default:
-			fprintf(stderr, "usage: gt_futex [-d SEC | -n EVENTS] [-u ITERS] [-t THREADS] [-s PCT] [-o PCT]\n");
+			fprintf(stderr, "usage: gt_futex [-d SEC | -n EVENTS] [-u ITERS] [-t THREADS] [-s PCT] [-o PCT] [-C TENTHS] [-O TENTHS]\n");
 			return 2;
 		}
 	}
-	crit_iters = gt_iters(unit, 20, s);
-	other_iters = gt_iters(unit, 5, o);
+	crit_iters = gt_iters(unit, ct, s);
+	other_iters = gt_iters(unit, ot, o);
 
 	t0 = gt_now();
 	end = t0 + secs * 1000000000ULL;

@@ -529,6 +529,7 @@ struct causalprof_count {
 #define CAUSALPROF_EXP_F_SESSION_END	(1U << 0)
 #define CAUSALPROF_EXP_F_TIMEOUT	(1U << 1)	/* ran max_experiment_s: stopped */
 #define CAUSALPROF_EXP_F_SPANS		(1U << 2)	/* spans follow the points */
+#define CAUSALPROF_EXP_F_ACCT		(1U << 3)	/* struct causalprof_exp_acct last */
 
 struct causalprof_exp_range {
 	__u32	pid;		/* thread group id, initial pid namespace */
@@ -563,6 +564,42 @@ struct causalprof_exp_span {
 	__u64	hits;
 };
 
+/*
+ * How the experiment's delay was paid, for checking its accounting
+ * (cprof report --causal -v). A payment asks to sleep what its thread
+ * owes (at most max_pause_us) and sleeps slept ns: paid_ns is the sum of
+ * slept, asked_ns the sum of asked, overshoot_ns the sum of slept - asked
+ * where positive (its largest max_overshoot_ns), short_ns of asked -
+ * slept where positive (a stop or a signal ended the sleep). An
+ * overshoot is delay paid ahead: the thread owes that much less later,
+ * and the global delay (inserted_ns) takes it in, so that the time nobody
+ * worked is not counted as progress (Documentation/causal.rst). Waits:
+ * credited_ns is the delay inserted while threads were blocked that
+ * counted as paid, inherited_ns the debt woken threads took on from their
+ * wakers beyond their own. owed_ns is what the threads not asleep still
+ * owed when it stopped (never paid), owing the threads that owed it.
+ * Hits: selected_ns is the time the samples that hit stand for (the
+ * selected code's running time, as sampled: inserted_ns is about speedup
+ * times that when the code never runs on two CPUs at once), absorbed_ns
+ * the part of speedup * selected_ns that raised no global delay because
+ * its thread was behind (it cancelled a debt of the thread's own). wake_queued and
+ * sample_queued count the payments queued on a wake-up and on a sample.
+ */
+struct causalprof_exp_acct {
+	__u64	asked_ns;
+	__u64	overshoot_ns;
+	__u64	max_overshoot_ns;
+	__u64	short_ns;
+	__u64	credited_ns;
+	__u64	inherited_ns;
+	__u64	owed_ns;
+	__u64	owing;
+	__u64	wake_queued;
+	__u64	sample_queued;
+	__u64	selected_ns;
+	__u64	absorbed_ns;
+};
+
 struct causalprof_experiment {
 	struct causalprof_record_hdr hdr;
 	__u64	time_ns;	/* when it stopped (CLOCK_MONOTONIC) */
@@ -583,6 +620,7 @@ struct causalprof_experiment {
 	/* struct causalprof_exp_range ranges[nr_ranges]; */
 	/* struct causalprof_exp_point points[nr_points]; */
 	/* struct causalprof_exp_span spans[nr_points]; with CAUSALPROF_EXP_F_SPANS */
+	/* struct causalprof_exp_acct acct; with CAUSALPROF_EXP_F_ACCT */
 };
 
 #endif /* _UAPI_LINUX_CAUSALPROF_H */
