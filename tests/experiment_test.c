@@ -279,6 +279,7 @@ TEST_F(exp, record)
 {
 	const struct causalprof_experiment *e;
 	const struct causalprof_exp_range *r;
+	const struct causalprof_exp_acct *ac;
 	uint64_t t0, t1, t2, t3, n, cap, late, slack, stall;
 	struct exp_info before;
 
@@ -308,7 +309,7 @@ TEST_F(exp, record)
 	       e->tasks_paid, before.inserted, before.hits);
 
 	/* what was asked */
-	EXPECT_EQ(CAUSALPROF_EXP_F_SPANS, e->hdr.flags);
+	EXPECT_EQ(CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT, e->hdr.flags);
 	EXPECT_EQ(before.id, e->id);
 	EXPECT_EQ(500U, e->speedup);
 	ASSERT_EQ(1, e->nr_ranges);
@@ -369,6 +370,29 @@ TEST_F(exp, record)
 	       100.0 * e->paid_ns / e->inserted_ns, late / 1e6, stall / 1e6);
 	EXPECT_GE(e->paid_ns + slack + late + cap, e->inserted_ns);
 	EXPECT_LE(e->paid_ns, e->inserted_ns + slack + stall);
+
+	/*
+	 * The accounting: what the payments slept is what they asked, plus
+	 * their overshoot, less what the stop cut short. A alone hits, never
+	 * behind (it never pays): the delay inserted is the speedup times the
+	 * time its hits stand for, to a nanosecond a hit (rounding), and
+	 * nothing was absorbed. A runs all along: the time its hits stand
+	 * for is most of the experiment's (the ticks of two vCPUs are late
+	 * or missing, the run time between them is not).
+	 */
+	ac = cp_exp_acct(e);
+	ASSERT_NE(NULL, ac);
+	TH_LOG("asked %" PRIu64 " overshoot %" PRIu64 " short %" PRIu64 " selected %" PRIu64
+	       " absorbed %" PRIu64 " ns, queued %" PRIu64 " at samples", (uint64_t)ac->asked_ns,
+	       (uint64_t)ac->overshoot_ns, (uint64_t)ac->short_ns, (uint64_t)ac->selected_ns,
+	       (uint64_t)ac->absorbed_ns, (uint64_t)ac->sample_queued);
+	EXPECT_EQ(e->paid_ns, ac->asked_ns + ac->overshoot_ns - ac->short_ns);
+	EXPECT_GE(ac->overshoot_ns, ac->max_overshoot_ns);
+	EXPECT_EQ(0ULL, ac->absorbed_ns);
+	EXPECT_LE(ac->selected_ns * e->speedup / 1000, e->inserted_ns + e->hits);
+	EXPECT_GE(ac->selected_ns * e->speedup / 1000 + e->hits, e->inserted_ns);
+	EXPECT_GT(ac->selected_ns, e->wall_ns * 8 / 10);
+	EXPECT_GT(ac->sample_queued, 0ULL);
 }
 
 /* A request of the wrong caller, or through the wrong surface. */
@@ -598,7 +622,8 @@ TEST_F(exp, session_stop_mid_experiment)
 	ASSERT_EQ(NULL, cp_stream_problem(&self->stream));
 	e = only_experiment(&self->stream);
 	ASSERT_NE(NULL, e) TH_LOG("%zu EXPERIMENT records", self->stream.experiments);
-	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS, e->hdr.flags);
+	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT,
+		  e->hdr.flags);
 	EXPECT_GT(e->hits, 0ULL);
 	EXPECT_GE(self->stream.end.time_ns, e->time_ns);
 	ASSERT_EQ(0, exp_read(&self->info));
@@ -627,7 +652,7 @@ TEST_F(exp, target_exits_mid_experiment)
 	TH_LOG("experiment of %" PRIu64 " ms, target gone: hits %" PRIu64 ", inserted %" PRIu64
 	       " ns", (uint64_t)e->wall_ns / 1000000, (uint64_t)e->hits,
 	       (uint64_t)e->inserted_ns);
-	EXPECT_EQ(CAUSALPROF_EXP_F_SPANS, e->hdr.flags);
+	EXPECT_EQ(CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT, e->hdr.flags);
 	EXPECT_GT(e->hits, 0ULL);
 	EXPECT_EQ((uint32_t)self->c.pid, cp_exp_ranges(e)->pid);
 	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
@@ -758,7 +783,8 @@ TEST_F_TIMEOUT(exp, rmmod_mid_experiment, 90)
 	EXPECT_EQ(NULL, cp_stream_problem(&self->stream));
 	e = only_experiment(&self->stream);
 	ASSERT_NE(NULL, e);
-	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS, e->hdr.flags);
+	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT,
+		  e->hdr.flags);
 	EXPECT_GT(e->hits, 0ULL);
 	EXPECT_EQ(0, asleep_in_payment(self->c.pid));
 	EXPECT_TRUE(cp_thread_runs(self->c.pid, self->c.a));
@@ -944,7 +970,8 @@ TEST_F_TIMEOUT(exp, progress_record, 120)
 	EXPECT_EQ(NULL, cp_stream_problem(&self->stream));
 	ASSERT_EQ(2UL, self->stream.experiments);
 	e = cp_stream_experiment(&self->stream, 1);
-	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS, e->hdr.flags);
+	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT,
+		  e->hdr.flags);
 	ASSERT_EQ(3, e->nr_points);
 	pt = find_point(e, 1);
 	ASSERT_NE(NULL, pt);

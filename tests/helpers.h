@@ -258,6 +258,19 @@ cp_exp_spans(const struct causalprof_experiment *e)
 	return (const struct causalprof_exp_span *)(cp_exp_points(e) + e->nr_points);
 }
 
+/* Its accounting (CAUSALPROF_EXP_F_ACCT), or NULL. */
+static inline const struct causalprof_exp_acct *
+cp_exp_acct(const struct causalprof_experiment *e)
+{
+	const void *after = cp_exp_points(e) + e->nr_points;
+
+	if (!(e->hdr.flags & CAUSALPROF_EXP_F_ACCT))
+		return NULL;
+	if (e->hdr.flags & CAUSALPROF_EXP_F_SPANS)
+		after = (const struct causalprof_exp_span *)after + e->nr_points;
+	return after;
+}
+
 /* The user frames of a sample: the interrupted user IP, then return addresses. */
 static inline const __u64 *cp_sample_user(const struct causalprof_sample *s)
 {

@@ -435,6 +435,69 @@ TEST_F(input, causal_spans)
 }
 
 /*
+ * Rows that are no answer yet: a.c:10 measured 14 times at 50 % (25 %
+ * faster), a.c:30 once, wildly (+90 %). a.c:30's row is marked '?' and
+ * left out of its impact, so a.c:10 ranks first (with the row counted,
+ * a.c:30's impact would be the larger). -v prints each experiment's
+ * accounting; payments that overslept by more than a quarter of what they
+ * asked are warned of.
+ */
+TEST_F(input, causal_thin_rows_accounting)
+{
+	static const char *const names[] = { "cpu-clock" };
+	const struct causalprof_exp_range rg = { .pid = SYNTH_PID, .start = 0x1000, .end = 0x2000 };
+	struct causalprof_exp_point pt = { .id = 1, .kind = CAUSALPROF_PP_THROUGHPUT };
+	struct causalprof_experiment e = { .nr_ranges = 1, .nr_points = 1 };
+	struct causalprof_exp_acct ac = {
+		.asked_ns = 10000000, .overshoot_ns = 4000000, .max_overshoot_ns = 1000000,
+		.selected_ns = 43210000,
+	};
+	char path[160], *argv[] = { "report", "--causal", "-v", "-i", path, NULL };
+	const char *line, *a10, *a30;
+	char *out = NULL, *err = NULL;
+	struct synth s;
+	unsigned int k;
+
+	snprintf(path, sizeof(path), "%s/thin.data", self->dir);
+	ASSERT_EQ(0, synth_begin(&s, path, SYNTH_PID, names, 1));
+	for (k = 0; k < 31; k++) {
+		e.id = k + 1;
+		e.start_ns = 1 + k * 100000000ULL;
+		e.wall_ns = 100000000;
+		if (k % 2 == 0) {
+			e.speedup = 0, e.inserted_ns = 0, e.paid_ns = 0;
+			pt.count = 100;
+			line = "/src/a.c:20";
+		} else {
+			e.speedup = 500, e.inserted_ns = 20000000, e.paid_ns = 14000000;
+			line = k < 29 ? "/src/a.c:10" : "/src/a.c:30";
+			pt.count = k < 29 ? 107 : 800;	/* 25 %, and 90 % */
+		}
+		synth_experiment_acct(&s, &e, &rg, &pt, &ac);
+		synth_causal(&s, e.id, line, "f", NULL, 0);
+	}
+	synth_end(&s, 0, 0);
+	ASSERT_EQ(0, synth_finish(&s));
+
+	ASSERT_EQ(0, synth_cprof(argv, &out, &err)) TH_LOG("%s", err);
+	a10 = strstr(out, "/src/a.c:10 (f)");
+	a30 = strstr(out, "/src/a.c:30 (f)");
+	ASSERT_NE(NULL, a10) TH_LOG("%s", out);
+	ASSERT_NE(NULL, a30) TH_LOG("%s", out);
+	EXPECT_LT(a10, a30) TH_LOG("a.c:30's one experiment ranked first:\n%s", out);
+	EXPECT_NE(NULL, strstr(a30, "+90.0 % ?")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(a10, "+25.0 % ?")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# ?: 1 rows of fewer than 3")) TH_LOG("%s", out);
+	/* -v: the accounting of each experiment, and the overshoot warned of */
+	EXPECT_NE(NULL, strstr(out, "# accounting of each experiment")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "   43.2 ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# warning: payments slept 40 % longer than they asked"))
+		TH_LOG("%s", out);
+	free(out);
+	free(err);
+}
+
+/*
  * A throughput point with two sites (a USDT probe the compiler copied) is
  * two uprobes of one name: one point in the report, their visits added.
  */

@@ -214,6 +214,24 @@ void synth_experiment_spans(struct synth *s, const struct causalprof_experiment 
 	cp_rec_putv(&s->w, CAUSALPROF_REC_EXPERIMENT, CAUSALPROF_EXP_F_SPANS, iov, 4);
 }
 
+/* An experiment with its accounting (CAUSALPROF_EXP_F_ACCT), no spans. */
+void synth_experiment_acct(struct synth *s, const struct causalprof_experiment *e,
+			   const struct causalprof_exp_range *ranges,
+			   const struct causalprof_exp_point *points,
+			   const struct causalprof_exp_acct *acct)
+{
+	struct causalprof_experiment rec = *e;
+	struct iovec iov[4] = {
+		BODY(rec),
+		{ .iov_base = (void *)ranges, .iov_len = e->nr_ranges * sizeof(*ranges) },
+		{ .iov_base = (void *)points, .iov_len = e->nr_points * sizeof(*points) },
+		{ .iov_base = (void *)acct, .iov_len = sizeof(*acct) },
+	};
+
+	rec.time_ns = s->time++;
+	cp_rec_putv(&s->w, CAUSALPROF_REC_EXPERIMENT, CAUSALPROF_EXP_F_ACCT, iov, 4);
+}
+
 void synth_progress(struct synth *s, uint32_t id, const char *name, const char *spec)
 {
 	struct cp_rec_progress rec = {

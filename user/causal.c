@@ -419,18 +419,34 @@ struct crow {
 	uint32_t sp;
 	double y, lo, hi;		/* lo, hi: the interval, when n >= 2 */
 	size_t n;
+	bool thin;			/* not an answer yet: see row_thin() */
 };
+
+/*
+ * A row is no answer yet with fewer than MIN_ROW_EXPS experiments or an
+ * interval wider than MAX_ROW_WIDTH: a row of one or two experiments on a
+ * TCG vCPU can read +35 % for a line whose truth is 10 % (Coz's toy, a
+ * 16 s run). The table marks it '?' and leaves it out of the line's
+ * impact; a longer run gives it more experiments.
+ */
+#define MIN_ROW_EXPS	3
+#define MAX_ROW_WIDTH	0.30
+
+static bool row_thin(const struct crow *r)
+{
+	return r->n < MIN_ROW_EXPS || isnan(r->lo) || r->hi - r->lo > MAX_ROW_WIDTH;
+}
 
 #define MAX_ROWS	20
 #define CP_MAX_CHARTS	9	/* per progress point */
 
 /*
- * The rows of @line for point @pi (with intervals when @intervals), into
- * @rows; their number. *@impact: the area under the curve.
+ * The rows of @line for point @pi, into @rows, with their intervals; their
+ * number. *@impact: the area under the curve of the rows that are an
+ * answer (row_thin()), 0 when none is.
  */
 static size_t line_curve(struct causal *c, unsigned int pi, uint32_t line, const uint32_t *base,
-			 size_t nb, uint32_t *cell, bool intervals, struct crow *rows,
-			 double *impact)
+			 size_t nb, uint32_t *cell, struct crow *rows, double *impact)
 {
 	double boot[BOOTSTRAP], y, prev_x = 0, prev_y = 0, area = 0;
 	size_t n, i, nr = 0;
@@ -443,17 +459,20 @@ static size_t line_curve(struct causal *c, unsigned int pi, uint32_t line, const
 		y = speedup_of(c, pi, base, nb, cell, n, NULL);
 		if (isnan(y))
 			continue;
-		area += (sp / 1000.0 - prev_x) * (y + prev_y) / 2;
-		prev_x = sp / 1000.0;
-		prev_y = y;
 		rows[nr] = (struct crow){ .sp = sp, .y = y, .lo = NAN, .hi = NAN, .n = n };
-		if (intervals && n >= 2 && nb >= 2) {
+		if (n >= MIN_ROW_EXPS && nb >= 2) {
 			c->rng = 0x853c49e6748fea9bULL ^ (line * 1000ULL + sp);
 			for (i = 0; i < BOOTSTRAP; i++)
 				boot[i] = speedup_of(c, pi, base, nb, cell, n, c);
 			qsort(boot, BOOTSTRAP, sizeof(boot[0]), cmp_double);
 			rows[nr].lo = boot[BOOTSTRAP / 40];
 			rows[nr].hi = boot[BOOTSTRAP - 1 - BOOTSTRAP / 40];
+		}
+		rows[nr].thin = row_thin(&rows[nr]);
+		if (!rows[nr].thin) {
+			area += (sp / 1000.0 - prev_x) * (y + prev_y) / 2;
+			prev_x = sp / 1000.0;
+			prev_y = y;
 		}
 		nr++;
 	}
@@ -467,13 +486,24 @@ static void print_rows(const struct crow *rows, size_t nr, FILE *out)
 
 	fprintf(out, "      line speedup   program speedup   95%% interval       experiments\n");
 	for (i = 0; i < nr; i++) {
-		fprintf(out, "            %3u %%        %+6.1f %%", rows[i].sp / 10, 100 * rows[i].y);
+		fprintf(out, "            %3u %%        %+6.1f %% %c", rows[i].sp / 10, 100 * rows[i].y,
+			rows[i].thin ? '?' : ' ');
 		if (!isnan(rows[i].lo))
 			fprintf(out, "   [%+6.1f, %+6.1f]", 100 * rows[i].lo, 100 * rows[i].hi);
 		else
 			fprintf(out, "%19s", "");
 		fprintf(out, "   %zu\n", rows[i].n);
 	}
+}
+
+/* Rows that are no answer yet, and a footnote when there are. */
+static size_t thin_rows(const struct crow *rows, size_t nr)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < nr; i++)
+		n += rows[i].thin;
+	return n;
 }
 
 /*
@@ -677,7 +707,7 @@ static void report_point(struct causal *c, unsigned int pi, const struct cp_caus
 	struct cline lines[256];
 	struct crow rows[MAX_ROWS];
 	struct sums s0 = { 0 };
-	size_t nb, nl = 0, nr, i, j;
+	size_t nb, nl = 0, nr, i, j, thin = 0;
 	uint32_t visits_none = 0, n_exps = 0;
 
 	*nr_charts = 0;
@@ -724,7 +754,7 @@ static void report_point(struct causal *c, unsigned int pi, const struct cp_caus
 						      .sysfunc = c->exps[i].sysfunc };
 	}
 	for (i = 0; i < nl; i++) {
-		line_curve(c, pi, lines[i].line, base, nb, cell, false, rows, &lines[i].impact);
+		line_curve(c, pi, lines[i].line, base, nb, cell, rows, &lines[i].impact);
 		if (c->prof && prof_line(c, pi, &lines[i]))
 			c->prof = NULL;	/* out of memory: reported at the end */
 	}
@@ -735,7 +765,8 @@ static void report_point(struct causal *c, unsigned int pi, const struct cp_caus
 		const char *func = cp_str(&c->strs, lines[i].func);
 		double impact;
 
-		nr = line_curve(c, pi, lines[i].line, base, nb, cell, true, rows, &impact);
+		nr = line_curve(c, pi, lines[i].line, base, nb, cell, rows, &impact);
+		thin += thin_rows(rows, nr);
 		if (o->table) {
 			fprintf(out, "  %+6.1f %%  %s%s%s%s\n", 100 * lines[i].impact,
 				cp_str(&c->strs, lines[i].line), *func ? " (" : "", func,
@@ -752,6 +783,9 @@ static void report_point(struct causal *c, unsigned int pi, const struct cp_caus
 	}
 	if (o->table && nl > o->top)
 		fprintf(out, "# %zu more lines (--top N shows more)\n", nl - o->top);
+	if (o->table && thin)
+		fprintf(out, "# ?: %zu rows of fewer than %d experiments or with an interval wider than %.0f points: no answer yet, left out of the impacts (a longer run gives them more experiments)\n",
+			thin, MIN_ROW_EXPS, 100 * MAX_ROW_WIDTH);
 }
 
 /*
