@@ -501,17 +501,17 @@ static void atomic64_max(atomic64_t *v, s64 val)
 /*
  * Overshoot: a payment that slept longer than it asked (timer slack, the
  * wake-up's latency: under TCG a halted vCPU is woken late) paid delay
- * ahead. As in Coz's add_delays(), a thread ahead of the global delay
- * raises it: the others owe the excess too, and the experiment's
- * effective time does not count it as time worked. On one CPU the others
- * ran meanwhile and the excess only shifted who ran; on several, the
- * payer's CPU may have idled while the others waited for it, and that
- * time must not read as a slower program. 0: the excess stays the
- * payer's credit (measuring without).
+ * ahead: the thread owes that much less next (its local delay is ahead).
+ * Coz's add_delays() goes further: a thread ahead of the global delay
+ * raises it, so that the others owe the excess too and the effective
+ * time does not count it. Measured on two vCPUs (overshoot 12-17 % of
+ * what payments asked, bench/RESULTS.md 2026-11-27), raising it changed
+ * no prediction, and on one CPU it makes the thread that hits pay the
+ * others' overshoot: off by default, 1 to measure with it.
  */
-static bool overshoot_global = true;
+static bool overshoot_global;
 module_param(overshoot_global, bool, 0644);
-MODULE_PARM_DESC(overshoot_global, "A payment's overshoot raises the global delay (default 1; 0 to measure without)");
+MODULE_PARM_DESC(overshoot_global, "A payment's overshoot raises the global delay, as in Coz (default 0)");
 
 /*
  * Paid slept ns of asked: its lag first. Only t itself pays, so lag only

@@ -570,10 +570,9 @@ struct causalprof_exp_span {
  * owes (at most max_pause_us) and sleeps slept ns: paid_ns is the sum of
  * slept, asked_ns the sum of asked, overshoot_ns the sum of slept - asked
  * where positive (its largest max_overshoot_ns), short_ns of asked -
- * slept where positive (a stop or a signal ended the sleep). An
- * overshoot is delay paid ahead: the thread owes that much less later,
- * and the global delay (inserted_ns) takes it in, so that the time nobody
- * worked is not counted as progress (Documentation/causal.rst). Waits:
+ * slept where positive (a stop or a signal ended the sleep): paid_ns ==
+ * asked_ns + overshoot_ns - short_ns. An overshoot is delay paid ahead:
+ * the thread owes that much less later (Documentation/causal.rst). Waits:
  * credited_ns is the delay inserted while threads were blocked that
  * counted as paid, inherited_ns the debt woken threads took on from their
  * wakers beyond their own. owed_ns is what the threads not asleep still
