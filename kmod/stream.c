@@ -584,7 +584,8 @@ int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack 
 	strm.agg = cfg->flags & CAUSALPROF_F_AGGREGATE;
 	if (strm.agg && cp_agg_start(cfg->agg_entries)) {
 		free_rings();
-		NL_SET_ERR_MSG(extack, "out of memory for the count tables");
+		NL_SET_ERR_MSG(extack,
+			       "out of memory for the count tables (see CAUSALPROF_A_AGG_ENTRIES)");
 		return -ENOMEM;
 	}
 

@@ -7,15 +7,20 @@
  * samples, a full table falls back to SAMPLE records counted in END's
  * fallback and in agg_fallback, and samples + lost == overflows per CPU.
  * Without the flag the session streams SAMPLE records only. A bad
- * CAUSALPROF_A_AGG_ENTRIES is -EINVAL with an extack message. The module
- * is reloaded (fresh counters) for each test, with its defaults at the end.
+ * CAUSALPROF_A_AGG_ENTRIES is -EINVAL with an extack message. The tables
+ * are charged to the starter's memory cgroup. The module is reloaded (fresh counters)
+ * for each test, with its defaults at the end.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "helpers.h"
@@ -294,6 +299,66 @@ TEST_F(agg, bad_entries)
 		TH_LOG("'%s'", self->nl.extack);
 	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
 	EXPECT_EQ(NULL, cp_stream_problem(&self->stream));
+}
+
+/*
+ * The count tables (about 13 MiB a CPU at 65536 entries) are charged to
+ * the starter's memory cgroup and fail there, cleanly: from a cgroup held
+ * to 8 MiB, the start is ENOMEM with an extack message (no OOM kill, no
+ * allocation warning), and the module starts the next session.
+ */
+TEST_F_TIMEOUT(agg, tables_charged_to_the_starter, 90)
+{
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
+	const char *cg = "/sys/fs/cgroup/cprof-agg-test";
+	struct { int ret; char extack[256]; } res;
+	char path[PATH_MAX];
+	int pipefd[2], status;
+	uint64_t id;
+	pid_t child;
+
+	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK))
+		ASSERT_EQ(0, mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL));
+	if (cp_write_str("/sys/fs/cgroup/cgroup.subtree_control", "+memory"))
+		SKIP(return, "no memory controller");
+	ASSERT_TRUE(!mkdir(cg, 0755) || errno == EEXIST);
+	snprintf(path, sizeof(path), "%s/memory.max", cg);
+	ASSERT_EQ(0, cp_write_str(path, "8M"));
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	ASSERT_EQ(0, pipe(pipefd));
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		struct cp_nl nl;
+
+		memset(&res, 0, sizeof(res));
+		res.ret = cp_write_str(path, "0");
+		if (!res.ret)
+			res.ret = cp_nl_open(&nl);
+		if (!res.ret) {
+			res.ret = cp_nl_start_agg(&nl, getpid(), CP_F_STACKS | CAUSALPROF_F_AGGREGATE,
+						  &ev, 1, 65536, &id);
+			snprintf(res.extack, sizeof(res.extack), "%s", nl.extack);
+			cp_nl_close(&nl);
+		}
+		_exit(write(pipefd[1], &res, sizeof(res)) == sizeof(res) ? 0 : 1);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(sizeof(res), read(pipefd[0], &res, sizeof(res)));
+	close(pipefd[0]);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("the starter was killed: status %#x", status);
+	rmdir(cg);
+	EXPECT_EQ(-ENOMEM, res.ret) TH_LOG("'%s'", res.extack);
+	EXPECT_NE(NULL, strstr(res.extack, "count tables")) TH_LOG("'%s'", res.extack);
+
+	/* Out of the cgroup, the same start works. */
+	ASSERT_EQ(0, cp_wait_state("idle", 5000));
+	ASSERT_EQ(0, cp_nl_start_agg(&self->nl, getpid(), CP_F_STACKS | CAUSALPROF_F_AGGREGATE,
+				     &ev, 1, 65536, &id))
+		TH_LOG("'%s'", self->nl.extack);
+	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
 }
 
 TEST_HARNESS_MAIN
