@@ -7,8 +7,10 @@
  * samples, a full table falls back to SAMPLE records counted in END's
  * fallback and in agg_fallback, and samples + lost == overflows per CPU.
  * Without the flag the session streams SAMPLE records only. A bad
- * CAUSALPROF_A_AGG_ENTRIES is -EINVAL with an extack message. The tables
- * are charged to the starter's memory cgroup. The module is reloaded (fresh counters)
+ * CAUSALPROF_A_AGG_ENTRIES is -EINVAL with an extack message. Stack ids
+ * are keyed: a process that forges frame chains colliding under an unkeyed
+ * hash gets its samples counted on its own frames. The tables are charged
+ * to the starter's memory cgroup. The module is reloaded (fresh counters)
  * for each test, with its defaults at the end.
  */
 #include <errno.h>
@@ -299,6 +301,76 @@ TEST_F(agg, bad_entries)
 		TH_LOG("'%s'", self->nl.extack);
 	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
 	EXPECT_EQ(NULL, cp_stream_problem(&self->stream));
+}
+
+/* Which forged thread of tests/targets/forge a stack's frames are, or 0. */
+static int forged_thread(const struct causalprof_stack *st)
+{
+	uint64_t first;
+
+	if (st->nr_kernel || st->nr_user != 5)
+		return 0;
+	first = st->ips[1] & ~0xfffULL;
+	return first == 0x400000a000ULL ? 1 : first == 0x400000b000ULL ? 2 : 0;
+}
+
+/*
+ * A profiled process forges frame chains (data on its stack) whose ids met
+ * under the unkeyed hash the module once used: two threads, two different
+ * stacks. Each id must name one stack (on every CPU), and the COUNTs of
+ * each thread must name its own frames.
+ */
+TEST_F_TIMEOUT(agg, forged_stacks_keep_their_ids, 90)
+{
+	char forge[PATH_MAX], *argv[] = { forge, "-s", "3", NULL };
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
+	struct { pid_t tid; int forged; uint64_t count; } tids[8] = {};
+	const struct causalprof_record_hdr *h;
+	const struct causalprof_stack *st;
+	const struct causalprof_count *c;
+	struct seen *v;
+	struct tally t;
+	size_t off, n = 0, i;
+	int forged;
+
+	ASSERT_EQ(0, cp_target_path("forge", forge, sizeof(forge)));
+	ASSERT_EQ(0, cp_record(&self->nl, &self->target, argv,
+			       CP_F_STACKS | CAUSALPROF_F_AGGREGATE, &ev, 1, 60000))
+		TH_LOG("extack: '%s'", self->nl.extack);
+	ASSERT_EQ(NULL, cp_stream_problem(&self->stream));
+	walk(_metadata, &self->stream, &t);
+	EXPECT_EQ(0, t.mismatched) TH_LOG("one id, different frames");
+	EXPECT_EQ(0, t.orphans);
+
+	v = calloc(MAX_STACKS, sizeof(*v));
+	ASSERT_NE(NULL, v);
+	cp_stream_for_each(&self->stream, h, off) {
+		if ((st = cp_rec_stack(h)) && n < MAX_STACKS) {
+			v[n++] = (struct seen){ .cpu = st->cpu, .id = st->id, .st = st };
+		} else if ((c = cp_rec_count(h))) {
+			st = find(v, n, c->cpu, c->stack, false);
+			forged = st ? forged_thread(st) : 0;
+			if (!forged)
+				continue;
+			for (i = 0; i < ARRAY_SIZE(tids) && tids[i].tid && tids[i].tid != c->tid; i++)
+				;
+			ASSERT_GT(ARRAY_SIZE(tids), i);
+			if (tids[i].tid && tids[i].forged != forged)
+				tids[i].forged = -1;	/* both threads' frames */
+			else
+				tids[i].forged = forged;
+			tids[i].tid = c->tid;
+			tids[i].count += c->count;
+		}
+	}
+	free(v);
+	for (i = 0; i < ARRAY_SIZE(tids) && tids[i].tid; i++)
+		TH_LOG("tid %d: %llu samples on thread %d's frames", tids[i].tid,
+		       (unsigned long long)tids[i].count, tids[i].forged);
+	ASSERT_EQ(2, i) TH_LOG("not both forged threads were counted");
+	EXPECT_LT(0, tids[0].forged) TH_LOG("a thread counted on both stacks");
+	EXPECT_LT(0, tids[1].forged) TH_LOG("a thread counted on both stacks");
+	EXPECT_NE(tids[0].forged, tids[1].forged) TH_LOG("both threads counted on one's frames");
 }
 
 /*
