@@ -132,9 +132,14 @@ static struct {
 	unsigned int nr;
 } strm;
 
-/* Drains are serialized by drain_lock; sideband writers by sb_lock. */
+/*
+ * Drains are serialized by drain_lock; sideband writers by sb_lock, which
+ * tracepoint probes and the kprobe take with preemption off: a raw spinlock
+ * (a spinlock_t sleeps on PREEMPT_RT). Under it, only copies into the ring
+ * and irq_work_queue().
+ */
 static DEFINE_MUTEX(drain_lock);
-static DEFINE_SPINLOCK(sb_lock);
+static DEFINE_RAW_SPINLOCK(sb_lock);
 
 static unsigned long drain_interval(void)
 {
@@ -188,14 +193,14 @@ unsigned long cp_stream_sb_lock(void)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&sb_lock, flags);
+	raw_spin_lock_irqsave(&sb_lock, flags);
 	return flags;
 }
 
 void cp_stream_sb_unlock(unsigned long flags)
 	__releases(&sb_lock)
 {
-	spin_unlock_irqrestore(&sb_lock, flags);
+	raw_spin_unlock_irqrestore(&sb_lock, flags);
 }
 
 /*
