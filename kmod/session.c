@@ -163,6 +163,16 @@ int cp_session_start(const struct cp_config *cfg, struct netlink_ext_ack *extack
 	ret = config_validate(cfg, extack);
 	if (ret)
 		return ret;
+	/*
+	 * Records carry pids of the initial pid namespace (as the overflow
+	 * handler finds them, in NMI): a profiler in a child namespace would
+	 * learn the host's. Translating every record for the owner is not
+	 * worth it for a module that is not for containers: refused.
+	 */
+	if (task_active_pid_ns(current) != &init_pid_ns) {
+		NL_SET_ERR_MSG(extack, "sessions start from the initial pid namespace only");
+		return -EPERM;
+	}
 
 	mutex_lock(&sess.lock);
 	if (sess.closing) {
