@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A progress point added on a file whose reads never come back (a FUSE
+ * file system that takes every read and answers none,
+ * tests/tools/fusestall) keeps its adder waiting in the kernel for as long
+ * as the file system likes. Nobody else may wait with it: the session's
+ * stop, an experiment's timeout and rmmod (which refuses while an add is
+ * under way, or unloads) finish within a few seconds meanwhile. Once the
+ * file system dies, the adder's write fails and the module unloads.
+ *
+ * Every step that could wait on the module runs in a child given a few
+ * seconds; on a module that parks its lock they run over, the test fails,
+ * and the teardown kills the file system, which lets everything go.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "helpers.h"
+#include "helpers/path.h"
+
+#define MNT		"/tmp/cp-stall"
+#define FILE_ON_MNT	MNT "/prog"
+#define QUICK_MS	3000
+
+FIXTURE(stall) {
+	pid_t fuse;		/* the file system */
+	pid_t sleeper;		/* the session's target */
+	pid_t adder;		/* writes "progress add", then waits */
+	pid_t rmmod;		/* the rmmod test's, if it ran over */
+	bool stalled;		/* the add waits in the file system */
+};
+
+/* Starts fusestall on MNT and waits for its "ready". */
+static pid_t fuse_start(void)
+{
+	char tool[PATH_MAX], line[16] = "";
+	struct pollfd pfd;
+	int out[2];
+	pid_t pid;
+
+	if (cp_build_path("tools/fusestall", tool, sizeof(tool)) || pipe(out))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(out[1], STDOUT_FILENO);
+		execl(tool, tool, MNT, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	pfd = (struct pollfd){ .fd = out[0], .events = POLLIN };
+	if (poll(&pfd, 1, 10000) != 1 || read(out[0], line, sizeof(line) - 1) <= 0 ||
+	    strncmp(line, "ready", 5)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(out[0]);
+	return pid;
+}
+
+/* Waits up to ms for child; its exit status, or -1 if it still runs. */
+static int child_wait(pid_t child, int ms, int64_t *took)
+{
+	int64_t start = cp_now_ms();
+	int status;
+
+	for (;;) {
+		if (waitpid(child, &status, WNOHANG) == child) {
+			*took = cp_now_ms() - start;
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+		}
+		if (cp_now_ms() - start > ms) {
+			*took = cp_now_ms() - start;
+			return -1;
+		}
+		cp_sleep_ms(10);
+	}
+}
+
+/* Whether pid sleeps waiting for a FUSE request's answer. */
+static bool in_fuse(pid_t pid)
+{
+	char path[64], wchan[64] = "";
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	return !cp_read_str(path, wchan, sizeof(wchan)) &&
+	       (strstr(wchan, "request_wait_answer") || strstr(wchan, "fuse"));
+}
+
+FIXTURE_SETUP(stall)
+{
+	char cmd[256];
+	int i;
+
+	self->fuse = self->sleeper = self->adder = self->rmmod = -1;
+	ASSERT_EQ(0, cp_module_ensure_loaded());
+	ASSERT_EQ(0, cp_session_reset());
+	if (access("/dev/fuse", F_OK) && system("modprobe fuse"))
+		SKIP(return, "no /dev/fuse");
+	ASSERT_TRUE(!mkdir(MNT, 0755) || errno == EEXIST);
+	/* A test that failed before left the mount of a file system now dead. */
+	umount2(MNT, MNT_DETACH);
+	self->fuse = fuse_start();
+	ASSERT_LT(0, self->fuse) TH_LOG("cannot mount fusestall on " MNT);
+	self->sleeper = cp_spawn_sleeper();
+	ASSERT_LT(0, self->sleeper);
+
+	snprintf(cmd, sizeof(cmd), "start pid=%d", self->sleeper);
+	ASSERT_EQ(0, cp_control(cmd));
+	/* An experiment that stops by itself after a second. */
+	ASSERT_EQ(0, cp_module_param_set("max_experiment_s", 1));
+	snprintf(cmd, sizeof(cmd), "experiment start speedup=500 range=%d:0x1000-0x2000",
+		 self->sleeper);
+	ASSERT_EQ(0, cp_control(cmd));
+
+	/* The add reads the file's ELF header: that read never returns. */
+	self->adder = fork();
+	ASSERT_LE(0, self->adder);
+	if (!self->adder) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		_exit(-cp_control("progress add id=1 kind=throughput path=" FILE_ON_MNT
+				  " offset=0x1000") & 0xff);
+	}
+	/* Not asserted: the teardown, which lets everything go, runs only after the body. */
+	for (i = 0; i < 500 && !self->stalled; i++) {
+		cp_sleep_ms(10);
+		self->stalled = in_fuse(self->adder);
+	}
+}
+
+FIXTURE_TEARDOWN(stall)
+{
+	int64_t took;
+	int status;
+
+	/* The file system's death ends the read: the add fails. */
+	if (self->fuse > 0) {
+		kill(self->fuse, SIGKILL);
+		waitpid(self->fuse, NULL, 0);
+	}
+	if (self->adder > 0) {
+		status = child_wait(self->adder, 10000, &took);
+		EXPECT_NE(0, status) TH_LOG("the add succeeded, or still waits: %d", status);
+	}
+	if (self->rmmod > 0)
+		child_wait(self->rmmod, 10000, &took);
+	umount2(MNT, MNT_DETACH);
+	cp_kill(self->sleeper);
+	/* Once the add is over, the module unloads (and comes back, defaults on). */
+	EXPECT_EQ(0, cp_module_reload(""));
+}
+
+/* The starter's stop, while the add waits. */
+TEST_F(stall, stop)
+{
+	int64_t took;
+	pid_t child;
+	int ret;
+
+	ASSERT_TRUE(self->stalled) TH_LOG("the add does not wait on the file");
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(-cp_control("stop") & 0xff);
+	ret = child_wait(child, QUICK_MS, &took);
+	TH_LOG("stop: %d after %lld ms", ret, (long long)took);
+	EXPECT_EQ(0, ret) TH_LOG("the stop waited for the add");
+	if (ret >= 0) {
+		child = fork();
+		ASSERT_LE(0, child);
+		if (!child)
+			_exit(-cp_wait_state("idle", QUICK_MS) & 0xff);
+		EXPECT_EQ(0, child_wait(child, QUICK_MS + 1000, &took));
+	}
+}
+
+/* The experiment's timeout, and a reader of its state, while the add waits. */
+TEST_F(stall, experiment_timeout)
+{
+	char text[4096];
+	int64_t took;
+	pid_t child;
+	int ret;
+
+	ASSERT_TRUE(self->stalled) TH_LOG("the add does not wait on the file");
+	cp_sleep_ms(2000);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(cp_exp_read(text, sizeof(text)) ? 1 :
+		      strstr(text, "\nstate: stopped\n") ? 0 : 2);
+	ret = child_wait(child, QUICK_MS, &took);
+	TH_LOG("experiment read: %d after %lld ms", ret, (long long)took);
+	EXPECT_EQ(0, ret) TH_LOG("-1: the read waited; 2: the experiment still runs after 2 s");
+}
+
+/* rmmod refuses (the module is busy with the add) or unloads, at once. */
+TEST_F(stall, rmmod)
+{
+	int64_t took;
+	pid_t child;
+	int ret;
+
+	ASSERT_TRUE(self->stalled) TH_LOG("the add does not wait on the file");
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(-cp_module_unload() & 0xff);
+	ret = child_wait(child, QUICK_MS, &took);
+	if (ret < 0)
+		self->rmmod = child;
+	TH_LOG("rmmod: %d (%s) after %lld ms", ret, ret > 0 ? strerror(ret) : "-",
+	       (long long)took);
+	EXPECT_TRUE(ret == 0 || ret == EWOULDBLOCK) TH_LOG("rmmod waited for the add");
+}
+
+TEST_HARNESS_MAIN
