@@ -220,6 +220,16 @@ void *cp_stream_sb_reserve(u32 size, unsigned long *next)
 	return rec;
 }
 
+/* A sideband record that could not be made, counted as lost. */
+void cp_stream_sb_lose(void)
+{
+	unsigned long flags = cp_stream_sb_lock();
+
+	strm.sb_lost++;
+	cp_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
+	cp_stream_sb_unlock(flags);
+}
+
 void cp_stream_sb_commit(unsigned long next)
 {
 	unsigned long start = strm.sideband.head;

@@ -6,7 +6,8 @@
  * as the file system likes. Nobody else may wait with it: the session's
  * stop, an experiment's timeout and rmmod (which refuses while an add is
  * under way, or unloads) finish within a few seconds meanwhile. Once the
- * file system dies, the adder's write fails and the module unloads.
+ * file system dies, the adder's write fails and the module unloads. And a
+ * session's start on a process whose mmap_lock stays taken returns too.
  *
  * Every step that could wait on the module runs in a child given a few
  * seconds; on a module that parks its lock they run over, the test fails,
@@ -227,6 +228,74 @@ TEST_F(stall, rmmod)
 	TH_LOG("rmmod: %d (%s) after %lld ms", ret, ret > 0 ? strerror(ret) : "-",
 	       (long long)took);
 	EXPECT_TRUE(ret == 0 || ret == EWOULDBLOCK) TH_LOG("rmmod waited for the add");
+}
+
+/*
+ * The initial dump of a session's target takes its mmap_lock, which a
+ * process may keep taken for as long as a file system likes
+ * (tests/targets/mmaplock): the start leaves that process's mappings out
+ * (counted as sideband records lost) and returns within a few seconds.
+ */
+FIXTURE(dump) {
+	pid_t fuse;
+	struct cp_target locked;
+	pid_t starter;		/* if it ran over */
+};
+
+FIXTURE_SETUP(dump)
+{
+	self->fuse = self->starter = -1;
+	memset(&self->locked, 0, sizeof(self->locked));
+	ASSERT_EQ(0, cp_module_ensure_loaded());
+	ASSERT_EQ(0, cp_session_reset());
+	if (access("/dev/fuse", F_OK) && system("modprobe fuse"))
+		SKIP(return, "no /dev/fuse");
+	ASSERT_TRUE(!mkdir(MNT, 0755) || errno == EEXIST);
+	umount2(MNT, MNT_DETACH);
+	self->fuse = fuse_start();
+	ASSERT_LT(0, self->fuse) TH_LOG("cannot mount fusestall on " MNT);
+}
+
+FIXTURE_TEARDOWN(dump)
+{
+	int64_t took;
+
+	if (self->fuse > 0) {
+		kill(self->fuse, SIGKILL);
+		waitpid(self->fuse, NULL, 0);
+	}
+	if (self->starter > 0)
+		child_wait(self->starter, 10000, &took);
+	cp_target_kill(&self->locked);
+	umount2(MNT, MNT_DETACH);
+	EXPECT_EQ(0, cp_session_reset());
+}
+
+TEST_F(dump, locked_target)
+{
+	char path[PATH_MAX], *argv[] = { path, FILE_ON_MNT, NULL }, line[64], cmd[64];
+	uint64_t lost;
+	int64_t took;
+	pid_t child;
+	int ret;
+
+	ASSERT_EQ(0, cp_target_path("mmaplock", path, sizeof(path)));
+	ASSERT_EQ(0, cp_target_spawn(&self->locked, argv, false));
+	ASSERT_LT(0, cp_target_read(&self->locked, line, sizeof(line), "ready", 5000));
+	cp_sleep_ms(300);
+
+	snprintf(cmd, sizeof(cmd), "start pid=%d", self->locked.pid);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(-cp_control(cmd) & 0xff);
+	ret = child_wait(child, QUICK_MS, &took);
+	if (ret < 0)
+		self->starter = child;
+	TH_LOG("start: %d after %lld ms", ret, (long long)took);
+	ASSERT_EQ(0, ret) TH_LOG("the start waited for the target's mmap_lock");
+	ASSERT_EQ(0, cp_status_u64("sideband_lost", &lost));
+	EXPECT_LT(0ULL, lost) TH_LOG("the mappings left out are not counted");
 }
 
 TEST_HARNESS_MAIN
