@@ -39,7 +39,7 @@ FIXTURE(stall) {
 	pid_t fuse;		/* the file system */
 	pid_t sleeper;		/* the session's target */
 	pid_t adder;		/* writes "progress add", then waits */
-	pid_t rmmod;		/* the rmmod test's, if it ran over */
+	pid_t left;		/* a test's child that ran over */
 	bool stalled;		/* the add waits in the file system */
 };
 
@@ -72,6 +72,23 @@ static pid_t fuse_start(void)
 	}
 	close(out[0]);
 	return pid;
+}
+
+/*
+ * The module idle and fusestall mounted on MNT: its pid, 0 without
+ * /dev/fuse, or -1.
+ */
+static pid_t fuse_setup(void)
+{
+	if (cp_module_ensure_loaded() || cp_session_reset())
+		return -1;
+	if (access("/dev/fuse", F_OK) && system("modprobe fuse"))
+		return 0;
+	if (mkdir(MNT, 0755) && errno != EEXIST)
+		return -1;
+	/* A test that failed before left the mount of a file system now dead. */
+	umount2(MNT, MNT_DETACH);
+	return fuse_start();
 }
 
 /* Waits up to ms for child; its exit status, or -1 if it still runs. */
@@ -108,15 +125,10 @@ FIXTURE_SETUP(stall)
 	char cmd[256];
 	int i;
 
-	self->fuse = self->sleeper = self->adder = self->rmmod = -1;
-	ASSERT_EQ(0, cp_module_ensure_loaded());
-	ASSERT_EQ(0, cp_session_reset());
-	if (access("/dev/fuse", F_OK) && system("modprobe fuse"))
+	self->sleeper = self->adder = self->left = -1;
+	self->fuse = fuse_setup();
+	if (!self->fuse)
 		SKIP(return, "no /dev/fuse");
-	ASSERT_TRUE(!mkdir(MNT, 0755) || errno == EEXIST);
-	/* A test that failed before left the mount of a file system now dead. */
-	umount2(MNT, MNT_DETACH);
-	self->fuse = fuse_start();
 	ASSERT_LT(0, self->fuse) TH_LOG("cannot mount fusestall on " MNT);
 	self->sleeper = cp_spawn_sleeper();
 	ASSERT_LT(0, self->sleeper);
@@ -158,75 +170,89 @@ FIXTURE_TEARDOWN(stall)
 		status = child_wait(self->adder, 10000, &took);
 		EXPECT_NE(0, status) TH_LOG("the add succeeded, or still waits: %d", status);
 	}
-	if (self->rmmod > 0)
-		child_wait(self->rmmod, 10000, &took);
+	if (self->left > 0)
+		child_wait(self->left, 10000, &took);
 	umount2(MNT, MNT_DETACH);
 	cp_kill(self->sleeper);
 	/* Once the add is over, the module unloads (and comes back, defaults on). */
 	EXPECT_EQ(0, cp_module_reload(""));
 }
 
-/* The starter's stop, while the add waits. */
-TEST_F(stall, stop)
+/*
+ * Runs fn(arg) in a child for at most ms: its exit status, or -1 when it
+ * still runs (then *left is the child, for the teardown to reap once the
+ * file system is gone).
+ */
+static int bounded(int (*fn)(const void *), const void *arg, int ms, pid_t *left)
 {
 	int64_t took;
 	pid_t child;
 	int ret;
 
-	ASSERT_TRUE(self->stalled) TH_LOG("the add does not wait on the file");
 	child = fork();
-	ASSERT_LE(0, child);
+	if (child < 0)
+		return -2;
 	if (!child)
-		_exit(-cp_control("stop") & 0xff);
-	ret = child_wait(child, QUICK_MS, &took);
-	TH_LOG("stop: %d after %lld ms", ret, (long long)took);
-	EXPECT_EQ(0, ret) TH_LOG("the stop waited for the add");
-	if (ret >= 0) {
-		child = fork();
-		ASSERT_LE(0, child);
-		if (!child)
-			_exit(-cp_wait_state("idle", QUICK_MS) & 0xff);
-		EXPECT_EQ(0, child_wait(child, QUICK_MS + 1000, &took));
-	}
+		_exit(fn(arg));
+	ret = child_wait(child, ms, &took);
+	if (ret < 0)
+		*left = child;
+	printf("# %s after %lld ms\n", ret < 0 ? "still waiting" : "done",
+	       (long long)took);
+	return ret;
+}
+
+static int control(const void *cmd)
+{
+	return -cp_control(cmd) & 0xff;
+}
+
+static int wait_idle(const void *arg)
+{
+	return -cp_wait_state("idle", QUICK_MS) & 0xff;
+}
+
+/* 0 when the experiment is stopped, 2 when it runs. */
+static int exp_stopped(const void *arg)
+{
+	char text[4096];
+
+	if (cp_exp_read(text, sizeof(text)))
+		return 1;
+	return strstr(text, "\nstate: stopped\n") ? 0 : 2;
+}
+
+static int unload(const void *arg)
+{
+	return -cp_module_unload() & 0xff;
+}
+
+/* The starter's stop, while the add waits. */
+TEST_F(stall, stop)
+{
+	ASSERT_TRUE(self->stalled) TH_LOG("the add does not wait on the file");
+	ASSERT_EQ(0, bounded(control, "stop", QUICK_MS, &self->left))
+		TH_LOG("the stop waited for the add");
+	EXPECT_EQ(0, bounded(wait_idle, NULL, QUICK_MS + 1000, &self->left));
 }
 
 /* The experiment's timeout, and a reader of its state, while the add waits. */
 TEST_F(stall, experiment_timeout)
 {
-	char text[4096];
-	int64_t took;
-	pid_t child;
-	int ret;
-
 	ASSERT_TRUE(self->stalled) TH_LOG("the add does not wait on the file");
 	cp_sleep_ms(2000);
-	child = fork();
-	ASSERT_LE(0, child);
-	if (!child)
-		_exit(cp_exp_read(text, sizeof(text)) ? 1 :
-		      strstr(text, "\nstate: stopped\n") ? 0 : 2);
-	ret = child_wait(child, QUICK_MS, &took);
-	TH_LOG("experiment read: %d after %lld ms", ret, (long long)took);
-	EXPECT_EQ(0, ret) TH_LOG("-1: the read waited; 2: the experiment still runs after 2 s");
+	EXPECT_EQ(0, bounded(exp_stopped, NULL, QUICK_MS, &self->left))
+		TH_LOG("-1: the read waited; 2: the experiment still runs after 2 s");
 }
 
 /* rmmod refuses (the module is busy with the add) or unloads, at once. */
 TEST_F(stall, rmmod)
 {
-	int64_t took;
-	pid_t child;
 	int ret;
 
 	ASSERT_TRUE(self->stalled) TH_LOG("the add does not wait on the file");
-	child = fork();
-	ASSERT_LE(0, child);
-	if (!child)
-		_exit(-cp_module_unload() & 0xff);
-	ret = child_wait(child, QUICK_MS, &took);
-	if (ret < 0)
-		self->rmmod = child;
-	TH_LOG("rmmod: %d (%s) after %lld ms", ret, ret > 0 ? strerror(ret) : "-",
-	       (long long)took);
+	ret = bounded(unload, NULL, QUICK_MS, &self->left);
+	TH_LOG("rmmod: %d (%s)", ret, ret > 0 ? strerror(ret) : "-");
 	EXPECT_TRUE(ret == 0 || ret == EWOULDBLOCK) TH_LOG("rmmod waited for the add");
 }
 
@@ -239,20 +265,16 @@ TEST_F(stall, rmmod)
 FIXTURE(dump) {
 	pid_t fuse;
 	struct cp_target locked;
-	pid_t starter;		/* if it ran over */
+	pid_t left;		/* the start, if it ran over */
 };
 
 FIXTURE_SETUP(dump)
 {
-	self->fuse = self->starter = -1;
+	self->left = -1;
 	memset(&self->locked, 0, sizeof(self->locked));
-	ASSERT_EQ(0, cp_module_ensure_loaded());
-	ASSERT_EQ(0, cp_session_reset());
-	if (access("/dev/fuse", F_OK) && system("modprobe fuse"))
+	self->fuse = fuse_setup();
+	if (!self->fuse)
 		SKIP(return, "no /dev/fuse");
-	ASSERT_TRUE(!mkdir(MNT, 0755) || errno == EEXIST);
-	umount2(MNT, MNT_DETACH);
-	self->fuse = fuse_start();
 	ASSERT_LT(0, self->fuse) TH_LOG("cannot mount fusestall on " MNT);
 }
 
@@ -264,8 +286,8 @@ FIXTURE_TEARDOWN(dump)
 		kill(self->fuse, SIGKILL);
 		waitpid(self->fuse, NULL, 0);
 	}
-	if (self->starter > 0)
-		child_wait(self->starter, 10000, &took);
+	if (self->left > 0)
+		child_wait(self->left, 10000, &took);
 	cp_target_kill(&self->locked);
 	umount2(MNT, MNT_DETACH);
 	EXPECT_EQ(0, cp_session_reset());
@@ -275,9 +297,6 @@ TEST_F(dump, locked_target)
 {
 	char path[PATH_MAX], *argv[] = { path, FILE_ON_MNT, NULL }, line[64], cmd[64];
 	uint64_t lost;
-	int64_t took;
-	pid_t child;
-	int ret;
 
 	ASSERT_EQ(0, cp_target_path("mmaplock", path, sizeof(path)));
 	ASSERT_EQ(0, cp_target_spawn(&self->locked, argv, false));
@@ -285,15 +304,8 @@ TEST_F(dump, locked_target)
 	cp_sleep_ms(300);
 
 	snprintf(cmd, sizeof(cmd), "start pid=%d", self->locked.pid);
-	child = fork();
-	ASSERT_LE(0, child);
-	if (!child)
-		_exit(-cp_control(cmd) & 0xff);
-	ret = child_wait(child, QUICK_MS, &took);
-	if (ret < 0)
-		self->starter = child;
-	TH_LOG("start: %d after %lld ms", ret, (long long)took);
-	ASSERT_EQ(0, ret) TH_LOG("the start waited for the target's mmap_lock");
+	ASSERT_EQ(0, bounded(control, cmd, QUICK_MS, &self->left))
+		TH_LOG("the start waited for the target's mmap_lock");
 	ASSERT_EQ(0, cp_status_u64("sideband_lost", &lost));
 	EXPECT_LT(0ULL, lost) TH_LOG("the mappings left out are not counted");
 }
