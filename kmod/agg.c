@@ -5,7 +5,7 @@
  * COUNT record per key at every drain, and each stack's frames once per
  * CPU, as a STACK record, instead of one SAMPLE record per sample.
  *
- * Every CPU has two count tables, preallocated at session start, and an
+ * Every CPU online at the start has two count tables, preallocated, and an
  * active index. The overflow handler of that CPU (NMI or hard irq, never
  * two at once: sampler.c's busy count turns the second away) is the only
  * one that writes the active table; the drain (task context, any CPU)
@@ -48,11 +48,12 @@
 #include "ring.h"
 #include "stream.h"
 
-#include <linux/bitops.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/topology.h>
@@ -82,24 +83,24 @@ static struct {
 	struct agg_cpu __percpu *cpus;
 	u32 entries;		/* per table, a power of two */
 	u32 stacks;		/* per CPU, a power of two */
+	siphash_key_t key;	/* of the stack ids, drawn at each start */
 } tables;
 
 /*
- * Two instructions a frame (the handler's cost counts): each step, an xor
- * and a multiplication by an odd constant, is a bijection of the state, and
- * the rotation carries the high bits, which the multiplication mixes best,
- * down before the next frame; the end mixes the whole.
+ * A stack's id: SipHash of its frames and shape under a key drawn at each
+ * session's start. The profiled processes choose their user frames (a
+ * frame-pointer chain is data on their stack); with a hash they could
+ * compute, one could forge a chain whose id is another stack's, and the
+ * reader would charge its samples to that stack's frames. Without the key
+ * the ids cannot be predicted, so a collision is left to chance (2^-64 a
+ * pair). Some 1.5 cycles a byte, in the handler: a 128-frame stack costs
+ * about a microsecond.
  */
 u64 cp_agg_hash(const u64 *ips, unsigned int nk, unsigned int nu, u8 sflags)
 {
-	u64 h = 0x9e3779b97f4a7c15ULL ^ ((u64)nk << 32 | (u64)nu << 16 | sflags);
-	unsigned int i;
+	u64 h = siphash(ips, (nk + nu) * sizeof(*ips), &tables.key);
 
-	for (i = 0; i < nk + nu; i++)
-		h = ror64((h ^ ips[i]) * 0xff51afd7ed558ccdULL, 29);
-	h ^= h >> 32;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 29;
+	h = siphash_2u64(h, (u64)nk << 32 | (u64)nu << 16 | sflags, &tables.key);
 	return h ?: 1;
 }
 
@@ -172,15 +173,19 @@ enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sampl
 				 unsigned long *start, unsigned long *next)
 {
 	struct agg_cpu *ac = this_cpu_ptr(tables.cpus);
-	u64 id = cp_agg_hash(s->ips, s->nk, s->nu, s->sflags);
-	u32 mask = 2 * tables.entries - 1, h = key_hash(id, s->tid, s->event);
+	u32 mask = 2 * tables.entries - 1, h, i, slot = 0, e;
 	enum cp_agg_result ret = CP_AGG_FULL;
 	struct causalprof_count *c = NULL;
 	struct agg_table *t;
-	u32 i, slot = 0, e;
 	bool room;
+	u64 id;
 
 	*next = 0;
+	/* A CPU that came online after the start has no tables. */
+	if (unlikely(!ac->seen))
+		return CP_AGG_FULL;
+	id = cp_agg_hash(s->ips, s->nk, s->nu, s->sflags);
+	h = key_hash(id, s->tid, s->event);
 	WRITE_ONCE(ac->seq, ac->seq + 1);
 	/* Pairs with the drain's smp_mb() in swap_tables(): see the header. */
 	smp_mb();
@@ -344,40 +349,53 @@ void cp_agg_free(void)
 	tables.cpus = NULL;
 }
 
-/* Process context, before any handler runs: entries per table (16 to 65536). */
+static void *alloc_array(u32 n, size_t size, int node)
+{
+	/*
+	 * Charged to the caller's memory cgroup, and failing there rather
+	 * than calling its OOM killer or warning: the start fails, saying so.
+	 */
+	return kvzalloc_node(array_size(n, size),
+			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL, node);
+}
+
+static int alloc_cpu(struct agg_cpu *ac, int node)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		ac->t[i].ents = alloc_array(tables.entries, sizeof(*ac->t[i].ents), node);
+		ac->t[i].index = alloc_array(2 * tables.entries, sizeof(*ac->t[i].index), node);
+		ac->t[i].slot = alloc_array(tables.entries, sizeof(*ac->t[i].slot), node);
+		if (!ac->t[i].ents || !ac->t[i].index || !ac->t[i].slot)
+			return -ENOMEM;
+	}
+	ac->seen = alloc_array(tables.stacks, sizeof(*ac->seen), node);
+	return ac->seen ? 0 : -ENOMEM;
+}
+
+/*
+ * Process context, before any handler runs: entries per table (16 to
+ * 65536), about 200 bytes an entry, for each CPU online now. Possible CPUs
+ * may be many more than those that ever run (firmware lists hotplug
+ * slots); a CPU that comes online during the session has no tables and
+ * sends SAMPLE records, counted as fallback.
+ */
 int cp_agg_start(u32 entries)
 {
-	struct agg_cpu *ac;
-	int cpu, node, i;
+	int cpu;
 
 	tables.entries = roundup_pow_of_two(entries);
 	tables.stacks = tables.entries * STACKS_PER_ENTRY;
-	tables.cpus = alloc_percpu(struct agg_cpu);
+	get_random_bytes(&tables.key, sizeof(tables.key));
+	tables.cpus = alloc_percpu_gfp(struct agg_cpu, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!tables.cpus)
 		return -ENOMEM;
-	for_each_possible_cpu(cpu) {
-		ac = per_cpu_ptr(tables.cpus, cpu);
-		node = cpu_to_node(cpu);
-		for (i = 0; i < 2; i++) {
-			ac->t[i].ents = kvzalloc_node(array_size(tables.entries,
-								 sizeof(*ac->t[i].ents)),
-						      GFP_KERNEL, node);
-			ac->t[i].index = kvzalloc_node(array_size(2 * tables.entries,
-								  sizeof(*ac->t[i].index)),
-						       GFP_KERNEL, node);
-			ac->t[i].slot = kvzalloc_node(array_size(tables.entries,
-								 sizeof(*ac->t[i].slot)),
-						      GFP_KERNEL, node);
-			if (!ac->t[i].ents || !ac->t[i].index || !ac->t[i].slot)
-				goto err;
+	for_each_online_cpu(cpu) {
+		if (alloc_cpu(per_cpu_ptr(tables.cpus, cpu), cpu_to_node(cpu))) {
+			cp_agg_free();
+			return -ENOMEM;
 		}
-		ac->seen = kvzalloc_node(array_size(tables.stacks, sizeof(*ac->seen)), GFP_KERNEL,
-					 node);
-		if (!ac->seen)
-			goto err;
 	}
 	return 0;
-err:
-	cp_agg_free();
-	return -ENOMEM;
 }

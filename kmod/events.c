@@ -7,16 +7,17 @@
 #include "events.h"
 #include "shared.h"
 
-#include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/cred.h>
 #include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/netlink.h>
 #include <linux/perf_event.h>
 #include <linux/sched/task.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/stringify.h>
 
@@ -158,28 +159,45 @@ void cp_event_attr(const struct cp_event *ev, struct perf_event_attr *attr)
 }
 
 /*
- * An extack message must outlive the request's handler (the ack is built
- * after it returns). 6.2 gave the extack a buffer for a formatted one
+ * An extack message must outlive the request's handler: netlink copies it
+ * into the ack after the handler returns, by which time other requests may
+ * have failed. 6.2 gave the extack a buffer for a formatted one
  * (NL_SET_ERR_MSG_FMT), of 80 bytes: too short for an event's name (up to
- * 63) and the reason. So on every kernel, messages that name an event go
- * into these slots in turn; a slot is written again only after MSG_SLOTS
- * more failures, far later than the ack that shows it.
+ * 63) and the reason. So a message, once made, never changes: each distinct
+ * one is kept until the module goes, up to MSG_MAX of them (they differ by
+ * the events' names the profilers use); past that, a request gets the
+ * reason alone, a constant string.
  */
-#define MSG_SLOTS	16
+#define MSG_MAX		256
 #define MSG_LEN		128
-static char msgs[MSG_SLOTS][MSG_LEN];
-static atomic_t msg_next = ATOMIC_INIT(0);
+static DEFINE_MUTEX(msgs_lock);
+static const char *msgs[MSG_MAX];
+static unsigned int nr_msgs;
 
-static __printf(2, 3) void set_msg(struct netlink_ext_ack *extack, const char *fmt, ...)
+/* text's kept copy, or NULL when there is no room for one. */
+static const char *intern(const char *text)
 {
-	char *buf = msgs[(unsigned int)atomic_inc_return(&msg_next) % MSG_SLOTS];
-	va_list args;
+	const char *msg = NULL;
+	unsigned int i;
 
-	va_start(args, fmt);
-	vsnprintf(buf, MSG_LEN, fmt, args);
-	va_end(args);
-	if (extack)
-		extack->_msg = buf;
+	mutex_lock(&msgs_lock);
+	for (i = 0; i < nr_msgs && !msg; i++)
+		if (!strcmp(msgs[i], text))
+			msg = msgs[i];
+	if (!msg && nr_msgs < MSG_MAX) {
+		msg = kstrdup(text, GFP_KERNEL);
+		if (msg)
+			msgs[nr_msgs++] = msg;
+	}
+	mutex_unlock(&msgs_lock);
+	return msg;
+}
+
+/* At unload, once no request runs. */
+void cp_events_uninit(void)
+{
+	while (nr_msgs)
+		kfree(msgs[--nr_msgs]);
 }
 
 /*
@@ -232,8 +250,8 @@ static bool have_pmu(void)
 void cp_event_error(const struct cp_event *ev, unsigned int index, int err,
 		    struct netlink_ext_ack *extack)
 {
+	char errname[32], text[MSG_LEN];
 	const char *why, *hint = "";
-	char errname[32];
 
 	switch (err) {
 	case -ENOENT:
@@ -261,9 +279,11 @@ void cp_event_error(const struct cp_event *ev, unsigned int index, int err,
 	if (ev->type != PERF_TYPE_SOFTWARE)
 		hint = "; try -e cpu-clock";
 	snprintf(errname, sizeof(errname), "%pe", ERR_PTR(err));
-	set_msg(extack, "%s: %s (%s)%s", event_name(ev), why,
-		errname[0] == '-' ? errname + 1 : errname, hint);
-	pr_debug("event %u: %s\n", index, extack ? extack->_msg : why);
+	snprintf(text, sizeof(text), "%s: %s (%s)%s", event_name(ev), why,
+		 errname[0] == '-' ? errname + 1 : errname, hint);
+	pr_debug("event %u: %s\n", index, text);
+	if (extack)
+		extack->_msg = intern(text) ?: why;
 }
 
 /*

@@ -22,5 +22,6 @@ int cp_events_probe(const struct cp_config *cfg, struct netlink_ext_ack *extack)
 void cp_event_attr(const struct cp_event *ev, struct perf_event_attr *attr);
 void cp_event_error(const struct cp_event *ev, unsigned int index, int err,
 		    struct netlink_ext_ack *extack);
+void cp_events_uninit(void);
 
 #endif /* _CAUSALPROF_EVENTS_H */

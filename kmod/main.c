@@ -6,6 +6,7 @@
 
 #include "compat.h"
 #include "debugfs.h"
+#include "events.h"
 #include "netlink.h"
 #include "proc.h"
 #include "session.h"
@@ -43,6 +44,7 @@ err_uninit_proc:
 err_uninit_debugfs:
 	cp_debugfs_uninit();
 	cp_session_uninit();
+	cp_events_uninit();
 	return ret;
 }
 
@@ -54,6 +56,7 @@ static void __exit cp_exit(void)
 	cp_proc_uninit();
 	cp_debugfs_uninit();
 	cp_session_uninit();
+	cp_events_uninit();
 	pr_debug("unloaded\n");
 }
 

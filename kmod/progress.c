@@ -38,7 +38,11 @@
  *
  * Add, del and clear are serialized by points_mutex (and run under the
  * session lock besides); the table's readers take points_lock, so a
- * snapshot may be taken from any context but NMI.
+ * snapshot may be taken from any context but NMI. What may wait on the
+ * file system (the lookup, reading the ELF headers) is done before, by
+ * cp_progress_open() without a lock: a FUSE file that never answers keeps
+ * its adder waiting, nobody else. uprobe_register() reads the instruction
+ * only where a target maps the file already, from the page cache then.
  */
 
 #include "causal.h"
@@ -253,8 +257,11 @@ static int latency_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 	return 0;
 }
 
-static int probe_register(struct cp_point *pt, struct cp_probe *p, u64 offset,
-			  struct netlink_ext_ack *extack)
+/*
+ * Whether offset may be probed in pt's file: inside it, in an executable
+ * segment. Reads the file, which may take as long as its file system likes.
+ */
+static int offset_check(struct cp_point *pt, u64 offset, struct netlink_ext_ack *extack)
 {
 	int ret;
 
@@ -275,6 +282,14 @@ static int probe_register(struct cp_point *pt, struct cp_probe *p, u64 offset,
 		NL_SET_ERR_MSG(extack, "cannot read the file's program headers");
 		return ret;
 	}
+	return 0;
+}
+
+static int probe_register(struct cp_point *pt, struct cp_probe *p, u64 offset,
+			  struct netlink_ext_ack *extack)
+{
+	int ret;
+
 	p->pt = pt;
 	p->offset = offset;
 	p->uc.handler = pt->kind == CAUSALPROF_PP_LATENCY ? latency_handler : throughput_handler;
@@ -317,61 +332,6 @@ static void point_free(struct cp_point *pt)
 	kfree(pt);
 }
 
-static struct cp_point *point_create(u32 id, u32 kind, const char *name, u64 offset,
-				     u64 end_offset, struct netlink_ext_ack *extack)
-{
-	struct cp_point *pt;
-	int ret;
-
-	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
-	if (!pt)
-		return ERR_PTR(-ENOMEM);
-	pt->id = id;
-	pt->kind = kind;
-	raw_spin_lock_init(&pt->lock);
-	pt->last_ns = ktime_get_ns();
-	pt->name = kstrdup(name, GFP_KERNEL);
-	if (!pt->name) {
-		ret = -ENOMEM;
-		goto err_free;
-	}
-
-	/* The file named, not where a link somebody may change points. */
-	ret = kern_path(name, LOOKUP_FOLLOW | LOOKUP_NO_SYMLINKS, &pt->path);
-	if (ret == -ELOOP) {
-		NL_SET_ERR_MSG(extack, "a symbolic link in the path: give the file's real path");
-		ret = -EINVAL;
-		goto err_free;
-	}
-	if (ret) {
-		NL_SET_ERR_MSG(extack, "cannot look the file up");
-		goto err_free;
-	}
-	pt->inode = d_real_inode(pt->path.dentry);
-	if (!S_ISREG(pt->inode->i_mode)) {
-		NL_SET_ERR_MSG(extack, "not a regular file");
-		ret = -EINVAL;
-		goto err_free;
-	}
-
-	ret = probe_register(pt, &pt->begin, offset, extack);
-	if (ret)
-		goto err_free;
-	if (kind == CAUSALPROF_PP_LATENCY) {
-		ret = probe_register(pt, &pt->end, end_offset, extack);
-		if (ret)
-			goto err_unregister;
-	}
-	return pt;
-
-err_unregister:
-	point_unregister(pt);
-	cp_uprobe_unregister_sync();
-err_free:
-	point_free(pt);
-	return ERR_PTR(ret);
-}
-
 static int args_check(u32 kind, const char *name, u64 offset, u64 end_offset,
 		      struct netlink_ext_ack *extack)
 {
@@ -402,6 +362,90 @@ static int args_check(u32 kind, const char *name, u64 offset, u64 end_offset,
 	return 0;
 }
 
+/*
+ * A point, its file looked up and its offsets checked, not registered:
+ * the part of adding a point that may wait on the file system (a lookup,
+ * reads of the ELF headers), done before the caller takes any lock that
+ * others wait for. cp_progress_add() registers it, cp_progress_put()
+ * drops it.
+ */
+struct cp_point *cp_progress_open(u32 id, u32 kind, const char *name, u64 offset,
+				  u64 end_offset, struct netlink_ext_ack *extack)
+{
+	struct cp_point *pt;
+	int ret;
+
+	ret = args_check(kind, name, offset, end_offset, extack);
+	if (ret)
+		return ERR_PTR(ret);
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	if (!pt)
+		return ERR_PTR(-ENOMEM);
+	pt->id = id;
+	pt->kind = kind;
+	raw_spin_lock_init(&pt->lock);
+	pt->begin.offset = offset;
+	pt->end.offset = end_offset;
+	pt->name = kstrdup(name, GFP_KERNEL);
+	if (!pt->name) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+
+	/* The file named, not where a link somebody may change points. */
+	ret = kern_path(name, LOOKUP_FOLLOW | LOOKUP_NO_SYMLINKS, &pt->path);
+	if (ret == -ELOOP) {
+		NL_SET_ERR_MSG(extack, "a symbolic link in the path: give the file's real path");
+		ret = -EINVAL;
+		goto err_free;
+	}
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "cannot look the file up");
+		goto err_free;
+	}
+	pt->inode = d_real_inode(pt->path.dentry);
+	if (!S_ISREG(pt->inode->i_mode)) {
+		NL_SET_ERR_MSG(extack, "not a regular file");
+		ret = -EINVAL;
+		goto err_free;
+	}
+
+	ret = offset_check(pt, offset, extack);
+	if (!ret && kind == CAUSALPROF_PP_LATENCY)
+		ret = offset_check(pt, end_offset, extack);
+	if (ret)
+		goto err_free;
+	return pt;
+
+err_free:
+	point_free(pt);
+	return ERR_PTR(ret);
+}
+
+/* A point cp_progress_add() did not take. */
+void cp_progress_put(struct cp_point *pt)
+{
+	point_free(pt);
+}
+
+/* Registers pt's probes; their handlers may run from here on. */
+static int point_register(struct cp_point *pt, struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	ret = probe_register(pt, &pt->begin, pt->begin.offset, extack);
+	if (ret)
+		return ret;
+	if (pt->kind == CAUSALPROF_PP_LATENCY) {
+		ret = probe_register(pt, &pt->end, pt->end.offset, extack);
+		if (ret) {
+			point_unregister(pt);
+			cp_uprobe_unregister_sync();
+		}
+	}
+	return ret;
+}
+
 static int find_slot(u32 id)
 {
 	int i;
@@ -412,41 +456,42 @@ static int find_slot(u32 id)
 	return -1;
 }
 
-int cp_progress_add(u32 id, u32 kind, const char *path, u64 offset, u64 end_offset,
-		    struct netlink_ext_ack *extack)
+/*
+ * Registers pt, from cp_progress_open(), and puts it in the table; it is
+ * the table's then, or freed when this fails.
+ */
+int cp_progress_add(struct cp_point *pt, struct netlink_ext_ack *extack)
 {
-	struct cp_point *pt;
 	int slot, ret;
 
-	ret = args_check(kind, path, offset, end_offset, extack);
-	if (ret)
-		return ret;
-
 	mutex_lock(&points_mutex);
-	if (find_slot(id) >= 0) {
+	if (find_slot(pt->id) >= 0) {
 		NL_SET_ERR_MSG(extack, "a progress point with that id exists");
 		ret = -EEXIST;
-		goto out_unlock;
+		goto err_unlock;
 	}
 	for (slot = 0; slot < CP_MAX_PROGRESS && points[slot]; slot++)
 		;
 	if (slot == CP_MAX_PROGRESS) {
 		NL_SET_ERR_MSG(extack, "too many progress points");
 		ret = -ENOSPC;
-		goto out_unlock;
+		goto err_unlock;
 	}
-	pt = point_create(id, kind, path, offset, end_offset, extack);
-	if (IS_ERR(pt)) {
-		ret = PTR_ERR(pt);
-		goto out_unlock;
-	}
+	pt->last_ns = ktime_get_ns();
+	ret = point_register(pt, extack);
+	if (ret)
+		goto err_unlock;
 	spin_lock_irq(&points_lock);
 	points[slot] = pt;
 	spin_unlock_irq(&points_lock);
 	atomic64_inc(&stats.added);
-	pr_debug("progress point %u added\n", id);
-out_unlock:
+	pr_debug("progress point %u added\n", pt->id);
 	mutex_unlock(&points_mutex);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&points_mutex);
+	point_free(pt);
 	return ret;
 }
 

@@ -9,6 +9,7 @@
 
 #include <linux/types.h>
 
+struct cp_point;
 struct dentry;
 struct netlink_ext_ack;
 struct seq_file;
@@ -22,6 +23,8 @@ struct seq_file;
  * belong to the recording session: all are removed when it stops.
  * Add, del and clear run in process context under the session lock, and
  * only while the session records (the handlers read the target set).
+ * Open, which looks the file up and reads its headers (as long as its file
+ * system likes), runs before, without a lock; add then takes the point.
  *
  * path is absolute; end_offset is 0 for a throughput point and the end
  * probe's offset for a latency point. Errors: -EINVAL for bad arguments
@@ -31,8 +34,10 @@ struct seq_file;
  * file, -EEXIST for an id in use, -ENOSPC beyond CP_MAX_PROGRESS points;
  * del: -ENOENT.
  */
-int cp_progress_add(u32 id, u32 kind, const char *path, u64 offset, u64 end_offset,
-		    struct netlink_ext_ack *extack);
+struct cp_point *cp_progress_open(u32 id, u32 kind, const char *path, u64 offset,
+				  u64 end_offset, struct netlink_ext_ack *extack);
+void cp_progress_put(struct cp_point *pt);
+int cp_progress_add(struct cp_point *pt, struct netlink_ext_ack *extack);
 int cp_progress_del(u32 id, struct netlink_ext_ack *extack);
 void cp_progress_clear(void);
 

@@ -19,6 +19,7 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/init.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
@@ -163,6 +164,16 @@ int cp_session_start(const struct cp_config *cfg, struct netlink_ext_ack *extack
 	ret = config_validate(cfg, extack);
 	if (ret)
 		return ret;
+	/*
+	 * Records carry pids of the initial pid namespace (as the overflow
+	 * handler finds them, in NMI): a profiler in a child namespace would
+	 * learn the host's. Translating every record for the owner is not
+	 * worth it for a module that is not for containers: refused.
+	 */
+	if (task_active_pid_ns(current) != &init_pid_ns) {
+		NL_SET_ERR_MSG(extack, "sessions start from the initial pid namespace only");
+		return -EPERM;
+	}
 
 	mutex_lock(&sess.lock);
 	if (sess.closing) {
@@ -549,16 +560,56 @@ int cp_session_experiment_show(struct seq_file *m, bool privileged, struct pid_n
 	return 0;
 }
 
+/*
+ * Looking the file up and reading its headers may wait as long as its file
+ * system likes (a FUSE daemon that never answers): that part runs between
+ * two holds of the lock, which a stop, the experiment's timeout, the
+ * owner's release work and rmmod wait for. The caller's right is judged
+ * before it (no file is read for a caller without it) and again after, in
+ * the same session. The module stays loaded meanwhile: rmmod is refused
+ * while an add is under way.
+ */
 int cp_session_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
 			    u64 offset, u64 end_offset, struct netlink_ext_ack *extack)
 {
+	struct cp_point *pt;
+	u64 session;
 	int ret;
 
 	mutex_lock(&sess.lock);
 	ret = may_change(who, extack);
-	if (!ret)
-		ret = cp_progress_add(id, kind, path, offset, end_offset, extack);
+	session = sess.id;
 	mutex_unlock(&sess.lock);
+	if (ret)
+		return ret;
+
+	if (!try_module_get(THIS_MODULE)) {
+		NL_SET_ERR_MSG(extack, "the module is being unloaded");
+		return -ENODEV;
+	}
+	pt = cp_progress_open(id, kind, path, offset, end_offset, extack);
+	if (IS_ERR(pt)) {
+		ret = PTR_ERR(pt);
+		goto out_put;
+	}
+
+	mutex_lock(&sess.lock);
+	ret = may_change(who, extack);
+	if (!ret && sess.id != session) {
+		NL_SET_ERR_MSG(extack, "the session ended meanwhile");
+		ret = -ENOENT;
+	}
+	if (!ret)
+		ret = cp_progress_add(pt, extack);
+	else
+		cp_progress_put(pt);
+	mutex_unlock(&sess.lock);
+out_put:
+	/*
+	 * rmmod may go on now, but its unregistering of the netlink family
+	 * and of the /proc files waits for this request to return.
+	 */
+	module_put(THIS_MODULE);
 	return ret;
 }
 

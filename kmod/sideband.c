@@ -14,7 +14,9 @@
 #include <linux/dcache.h>
 #include <linux/err.h>
 #include <linux/limits.h>
+#include <linux/jiffies.h>
 #include <linux/mm.h>
+#include <linux/mmap_lock.h>
 #include <linux/netlink.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
@@ -192,15 +194,41 @@ static void dump_vmas(pid_t tgid, struct mm_struct *mm, char *buf)
 	}
 }
 
-static void dump_maps(struct task_struct *leader, char *buf)
+/*
+ * The dump runs under the session's lock, which a stop, the experiment's
+ * timeout and rmmod wait for, and a process's mmap_lock may be held as long
+ * as a user likes (a fault on a FUSE file that never answers holds it, and
+ * so does a writer queued behind that). So the dump waits for a process's
+ * lock at most LOCK_WAIT, and LOCK_WAIT_ALL for all of them together; past
+ * that it leaves the process's mappings out, counted as sideband records
+ * lost.
+ */
+#define LOCK_WAIT	(HZ / 10)
+#define LOCK_WAIT_ALL	HZ
+
+static bool mmap_lock_bounded(struct mm_struct *mm, unsigned long *budget)
+{
+	unsigned long start = jiffies, wait = min_t(unsigned long, *budget, LOCK_WAIT);
+	bool locked;
+
+	while (!(locked = mmap_read_trylock(mm)) && time_before(jiffies, start + wait) &&
+	       !fatal_signal_pending(current))
+		schedule_timeout_killable(1);
+	*budget -= min(*budget, jiffies - start);
+	return locked;
+}
+
+static void dump_maps(struct task_struct *leader, char *buf, unsigned long *budget)
 {
 	struct mm_struct *mm = get_task_mm(leader);
 
 	if (!mm)
 		return;
-	if (!mmap_read_lock_killable(mm)) {
+	if (mmap_lock_bounded(mm, budget)) {
 		dump_vmas(leader->tgid, mm, buf);
 		mmap_read_unlock(mm);
+	} else {
+		cp_stream_sb_lose();
 	}
 	mmput(mm);
 }
@@ -232,6 +260,7 @@ static struct task_struct *get_process(pid_t *tgid, bool or_next)
  */
 int cp_sideband_dump(bool all, pid_t tgid, struct netlink_ext_ack *extack)
 {
+	unsigned long budget = LOCK_WAIT_ALL;
 	struct task_struct *t;
 	char *buf;
 
@@ -244,7 +273,7 @@ int cp_sideband_dump(bool all, pid_t tgid, struct netlink_ext_ack *extack)
 		tgid = 1;
 	while ((t = get_process(&tgid, all))) {
 		dump_threads(t);
-		dump_maps(t, buf);
+		dump_maps(t, buf, &budget);
 		put_task_struct(t);
 		if (!all || fatal_signal_pending(current))
 			break;

@@ -132,9 +132,14 @@ static struct {
 	unsigned int nr;
 } strm;
 
-/* Drains are serialized by drain_lock; sideband writers by sb_lock. */
+/*
+ * Drains are serialized by drain_lock; sideband writers by sb_lock, which
+ * tracepoint probes and the kprobe take with preemption off: a raw spinlock
+ * (a spinlock_t sleeps on PREEMPT_RT). Under it, only copies into the ring
+ * and irq_work_queue().
+ */
 static DEFINE_MUTEX(drain_lock);
-static DEFINE_SPINLOCK(sb_lock);
+static DEFINE_RAW_SPINLOCK(sb_lock);
 
 static unsigned long drain_interval(void)
 {
@@ -188,14 +193,14 @@ unsigned long cp_stream_sb_lock(void)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&sb_lock, flags);
+	raw_spin_lock_irqsave(&sb_lock, flags);
 	return flags;
 }
 
 void cp_stream_sb_unlock(unsigned long flags)
 	__releases(&sb_lock)
 {
-	spin_unlock_irqrestore(&sb_lock, flags);
+	raw_spin_unlock_irqrestore(&sb_lock, flags);
 }
 
 /*
@@ -213,6 +218,16 @@ void *cp_stream_sb_reserve(u32 size, unsigned long *next)
 		cp_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
 	}
 	return rec;
+}
+
+/* A sideband record that could not be made, counted as lost. */
+void cp_stream_sb_lose(void)
+{
+	unsigned long flags = cp_stream_sb_lock();
+
+	strm.sb_lost++;
+	cp_stat_add(CAUSALPROF_STAT_SIDEBAND_LOST, 1);
+	cp_stream_sb_unlock(flags);
 }
 
 void cp_stream_sb_commit(unsigned long next)
@@ -584,7 +599,8 @@ int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack 
 	strm.agg = cfg->flags & CAUSALPROF_F_AGGREGATE;
 	if (strm.agg && cp_agg_start(cfg->agg_entries)) {
 		free_rings();
-		NL_SET_ERR_MSG(extack, "out of memory for the count tables");
+		NL_SET_ERR_MSG(extack,
+			       "out of memory for the count tables (see CAUSALPROF_A_AGG_ENTRIES)");
 		return -ENOMEM;
 	}
 

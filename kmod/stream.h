@@ -30,6 +30,7 @@ unsigned long cp_stream_sb_lock(void);
 void cp_stream_sb_unlock(unsigned long flags);
 void *cp_stream_sb_reserve(u32 size, unsigned long *next);
 void cp_stream_sb_commit(unsigned long next);
+void cp_stream_sb_lose(void);
 void cp_stream_sb_room(size_t bytes);
 int cp_stream_emit(const void *rec, u32 size);
 bool cp_stream_result_room(void);

@@ -7,15 +7,22 @@
  * samples, a full table falls back to SAMPLE records counted in END's
  * fallback and in agg_fallback, and samples + lost == overflows per CPU.
  * Without the flag the session streams SAMPLE records only. A bad
- * CAUSALPROF_A_AGG_ENTRIES is -EINVAL with an extack message. The module
- * is reloaded (fresh counters) for each test, with its defaults at the end.
+ * CAUSALPROF_A_AGG_ENTRIES is -EINVAL with an extack message. Stack ids
+ * are keyed: a process that forges frame chains colliding under an unkeyed
+ * hash gets its samples counted on its own frames. The tables are charged
+ * to the starter's memory cgroup. The module is reloaded (fresh counters)
+ * for each test, with its defaults at the end.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "helpers.h"
@@ -294,6 +301,136 @@ TEST_F(agg, bad_entries)
 		TH_LOG("'%s'", self->nl.extack);
 	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
 	EXPECT_EQ(NULL, cp_stream_problem(&self->stream));
+}
+
+/* Which forged thread of tests/targets/forge a stack's frames are, or 0. */
+static int forged_thread(const struct causalprof_stack *st)
+{
+	uint64_t first;
+
+	if (st->nr_kernel || st->nr_user != 5)
+		return 0;
+	first = st->ips[1] & ~0xfffULL;
+	return first == 0x400000a000ULL ? 1 : first == 0x400000b000ULL ? 2 : 0;
+}
+
+/*
+ * A profiled process forges frame chains (data on its stack) whose ids met
+ * under the unkeyed hash the module once used: two threads, two different
+ * stacks. Each id must name one stack (on every CPU), and the COUNTs of
+ * each thread must name its own frames.
+ */
+TEST_F_TIMEOUT(agg, forged_stacks_keep_their_ids, 90)
+{
+	char forge[PATH_MAX], *argv[] = { forge, "-s", "3", NULL };
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
+	struct { pid_t tid; int forged; uint64_t count; } tids[8] = {};
+	const struct causalprof_record_hdr *h;
+	const struct causalprof_stack *st;
+	const struct causalprof_count *c;
+	struct seen *v;
+	struct tally t;
+	size_t off, n = 0, i;
+	int forged;
+
+	ASSERT_EQ(0, cp_target_path("forge", forge, sizeof(forge)));
+	ASSERT_EQ(0, cp_record(&self->nl, &self->target, argv,
+			       CP_F_STACKS | CAUSALPROF_F_AGGREGATE, &ev, 1, 60000))
+		TH_LOG("extack: '%s'", self->nl.extack);
+	ASSERT_EQ(NULL, cp_stream_problem(&self->stream));
+	walk(_metadata, &self->stream, &t);
+	EXPECT_EQ(0, t.mismatched) TH_LOG("one id, different frames");
+	EXPECT_EQ(0, t.orphans);
+
+	v = calloc(MAX_STACKS, sizeof(*v));
+	ASSERT_NE(NULL, v);
+	cp_stream_for_each(&self->stream, h, off) {
+		if ((st = cp_rec_stack(h)) && n < MAX_STACKS) {
+			v[n++] = (struct seen){ .cpu = st->cpu, .id = st->id, .st = st };
+		} else if ((c = cp_rec_count(h))) {
+			st = find(v, n, c->cpu, c->stack, false);
+			forged = st ? forged_thread(st) : 0;
+			if (!forged)
+				continue;
+			for (i = 0; i < ARRAY_SIZE(tids) && tids[i].tid && tids[i].tid != c->tid; i++)
+				;
+			ASSERT_GT(ARRAY_SIZE(tids), i);
+			if (tids[i].tid && tids[i].forged != forged)
+				tids[i].forged = -1;	/* both threads' frames */
+			else
+				tids[i].forged = forged;
+			tids[i].tid = c->tid;
+			tids[i].count += c->count;
+		}
+	}
+	free(v);
+	for (i = 0; i < ARRAY_SIZE(tids) && tids[i].tid; i++)
+		TH_LOG("tid %d: %llu samples on thread %d's frames", tids[i].tid,
+		       (unsigned long long)tids[i].count, tids[i].forged);
+	ASSERT_EQ(2, i) TH_LOG("not both forged threads were counted");
+	EXPECT_LT(0, tids[0].forged) TH_LOG("a thread counted on both stacks");
+	EXPECT_LT(0, tids[1].forged) TH_LOG("a thread counted on both stacks");
+	EXPECT_NE(tids[0].forged, tids[1].forged) TH_LOG("both threads counted on one's frames");
+}
+
+/*
+ * The count tables (about 13 MiB a CPU at 65536 entries) are charged to
+ * the starter's memory cgroup and fail there, cleanly: from a cgroup held
+ * to 8 MiB, the start is ENOMEM with an extack message (no OOM kill, no
+ * allocation warning), and the module starts the next session.
+ */
+TEST_F_TIMEOUT(agg, tables_charged_to_the_starter, 90)
+{
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
+	const char *cg = "/sys/fs/cgroup/cprof-agg-test";
+	struct { int ret; char extack[256]; } res;
+	char path[PATH_MAX];
+	int pipefd[2], status;
+	uint64_t id;
+	pid_t child;
+
+	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK))
+		ASSERT_EQ(0, mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL));
+	if (cp_write_str("/sys/fs/cgroup/cgroup.subtree_control", "+memory"))
+		SKIP(return, "no memory controller");
+	ASSERT_TRUE(!mkdir(cg, 0755) || errno == EEXIST);
+	snprintf(path, sizeof(path), "%s/memory.max", cg);
+	ASSERT_EQ(0, cp_write_str(path, "8M"));
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	ASSERT_EQ(0, pipe(pipefd));
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		struct cp_nl nl;
+
+		memset(&res, 0, sizeof(res));
+		res.ret = cp_write_str(path, "0");
+		if (!res.ret)
+			res.ret = cp_nl_open(&nl);
+		if (!res.ret) {
+			res.ret = cp_nl_start_agg(&nl, getpid(), CP_F_STACKS | CAUSALPROF_F_AGGREGATE,
+						  &ev, 1, 65536, &id);
+			snprintf(res.extack, sizeof(res.extack), "%s", nl.extack);
+			cp_nl_close(&nl);
+		}
+		_exit(write(pipefd[1], &res, sizeof(res)) == sizeof(res) ? 0 : 1);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(sizeof(res), read(pipefd[0], &res, sizeof(res)));
+	close(pipefd[0]);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("the starter was killed: status %#x", status);
+	rmdir(cg);
+	EXPECT_EQ(-ENOMEM, res.ret) TH_LOG("'%s'", res.extack);
+	EXPECT_NE(NULL, strstr(res.extack, "count tables")) TH_LOG("'%s'", res.extack);
+
+	/* Out of the cgroup, the same start works. */
+	ASSERT_EQ(0, cp_wait_state("idle", 5000));
+	ASSERT_EQ(0, cp_nl_start_agg(&self->nl, getpid(), CP_F_STACKS | CAUSALPROF_F_AGGREGATE,
+				     &ev, 1, 65536, &id))
+		TH_LOG("'%s'", self->nl.extack);
+	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
 }
 
 TEST_HARNESS_MAIN

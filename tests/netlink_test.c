@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
+
+#include <linux/perf_event.h>
 
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
@@ -286,6 +289,62 @@ TEST_F(nl, other_close)
 	cp_nl_close(&other);
 	ASSERT_EQ(0, cp_wait_state("recording", 0));
 	ASSERT_EQ(0, cp_nl_stop(&self->nl));
+}
+
+/*
+ * A refused start's extack message is its own request's, however many
+ * other starts are refused meanwhile: 24 processes, each refused 200
+ * times for a raw event named after itself (no PMU in the VM, or a raw
+ * event it does not know), each message must name that process's event.
+ * The module once formatted these messages into 16 shared slots, which
+ * later failures overwrote before the ack had copied them.
+ */
+#define RACERS		24
+#define RACES		200
+
+static int race(int n, pid_t target)
+{
+	struct cp_req_event ev = { .type = PERF_TYPE_RAW, .config = 0x1ff, .freq = 100 };
+	char name[32];
+	struct cp_nl nl;
+	int i, wrong = 0;
+	uint64_t id;
+
+	snprintf(name, sizeof(name), "racer-%02d", n);
+	ev.name = name;
+	if (cp_nl_open(&nl))
+		return 255;
+	for (i = 0; i < RACES; i++) {
+		if (!cp_nl_start_events(&nl, target, 0, &ev, 1, &id)) {
+			cp_nl_stop(&nl);
+			continue;
+		}
+		if (strncmp(nl.extack, name, strlen(name)) || nl.extack[strlen(name)] != ':')
+			wrong++;
+	}
+	cp_nl_close(&nl);
+	return wrong > 254 ? 254 : wrong;
+}
+
+TEST_F_TIMEOUT(nl, extack_messages_are_their_own, 240)
+{
+	pid_t racers[RACERS];
+	int i, status, wrong = 0;
+
+	for (i = 0; i < RACERS; i++) {
+		racers[i] = fork();
+		ASSERT_LE(0, racers[i]);
+		if (!racers[i])
+			_exit(race(i, self->child));
+	}
+	for (i = 0; i < RACERS; i++) {
+		ASSERT_EQ(racers[i], waitpid(racers[i], &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		ASSERT_NE(255, WEXITSTATUS(status));
+		wrong += WEXITSTATUS(status);
+	}
+	EXPECT_EQ(0, wrong) TH_LOG("%d of %d messages named another request's event", wrong,
+				   RACERS * RACES);
 }
 
 TEST_HARNESS_MAIN

@@ -2,10 +2,16 @@
 /*
  * Who may control sessions: CAP_PERFMON or CAP_SYS_ADMIN to start and stop
  * them (over netlink, or by opening /proc/causalprof/control for writing);
- * anyone may read the status. Each check runs in a child that dropped to
+ * anyone may read the status. Sessions start from the initial pid
+ * namespace only. Each check runs in a child that dropped to
  * uid/gid 65534, once with the module idle and once with a session running.
  */
+#define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -208,6 +214,80 @@ TEST_F(perm, inherited_fd)
 	ASSERT_EQ(0, cp_wait_state(variant->running ? "recording" : "idle", 0));
 	ASSERT_EQ(0, cp_status_u64("sessions", &val));
 	EXPECT_EQ(self->sessions + !variant->running, val);
+}
+
+/* In a child pid namespace, as its pid 1: both ways to start are refused. */
+static int in_child_ns(void)
+{
+	struct cp_nl nl;
+	int status, ret;
+	uint64_t id;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return 8;
+	if (pid) {
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+			return 8;
+		return WEXITSTATUS(status);
+	}
+	if (cp_nl_open(&nl))
+		_exit(10);
+	ret = cp_nl_start(&nl, getpid(), 0, &id);
+	if (ret != -EPERM || !strstr(nl.extack, "pid namespace")) {
+		fprintf(stderr, "# netlink start: %d '%s'\n", ret, nl.extack);
+		_exit(11);
+	}
+	ret = cp_control("start pid=1");
+	if (ret != -EPERM) {
+		fprintf(stderr, "# /proc start: %d\n", ret);
+		_exit(12);
+	}
+	_exit(0);
+}
+
+/*
+ * Records carry pids of the initial pid namespace, which a profiler in a
+ * child one must not learn: a session started from a child pid namespace
+ * is refused, EPERM with a message, over netlink and through /proc, and
+ * cprof says why (unshare -p -f).
+ */
+TEST(child_pid_namespace)
+{
+	char cmd[PATH_MAX + 128], out[1024] = "";
+	const char *cprof = getenv("CPROF");
+	int status, code;
+	size_t n;
+	pid_t pid;
+	FILE *f;
+
+	ASSERT_EQ(0, cp_session_reset());
+	/* A child unshares: after its pid 1 exits, its namespace takes no more. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (unshare(CLONE_NEWPID))
+			_exit(9);
+		_exit(in_child_ns());
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("11: netlink, 12: /proc, not refused; 8-10: broken");
+	ASSERT_EQ(0, cp_session_reset());
+
+	ASSERT_NE(NULL, cprof);
+	snprintf(cmd, sizeof(cmd), "unshare -p -f %s record -o /tmp/pidns.data -- true 2>&1",
+		 cprof);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
+	code = pclose(f);
+	TH_LOG("cprof: %s", out);
+	EXPECT_NE(0, code);
+	EXPECT_NE(NULL, strstr(out, "pid namespace"));
+	ASSERT_EQ(0, cp_session_reset());
 }
 
 TEST_HARNESS_MAIN
