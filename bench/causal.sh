@@ -12,6 +12,9 @@
 #   futex    4 threads, a lock on a raw futex, critical section 2 units,
 #            other work 0.5 (truth: crit() about x, other() 0); point:
 #            cprof.h (gt_futex_sdt)
+#   futex2   the same lock, 2 threads, critical section 1.0 unit, other
+#            work 0.5 (-t 2 -C 10 -O 5: issue 26's held-out program; on
+#            two CPUs crit() about x up to 55 %)
 #   wait     the barrier with thread 2 a timed sleep (-w) of half a()'s
 #            time instead of b(): on one CPU too the truth saturates
 #            (a() min(x, 50 %)); columns a() 20, 40, 60 and 80 %
@@ -69,6 +72,9 @@ prog()
 	futex)
 		bin=gt_futex main=crit other=other mknob=-s oknob=-o point=
 		what="raw futex lock, 4 threads, point cprof.h" ;;
+	futex2)
+		bin=gt_futex main=crit other=other mknob=-s oknob=-o point=
+		what="raw futex lock, 2 threads, critical section 1.0 unit, other work 0.5 (-t 2 -C 10 -O 5), point cprof.h" ;;
 	wait)
 		bin=gt_barrier main=a other=a mknob=-a oknob=-a point="--progress progress"
 		what="barrier, thread 2 a timed sleep of half a()'s time (-w), point a function" ;;
@@ -79,6 +85,10 @@ prog()
 	cozbin=$targets/${bin}_coz
 	args="-d $run_s"
 	case $1 in
+	futex2)
+		extra="-t 2 -C 10 -O 5"
+		args="$args $extra"
+		bin=gt_futex_sdt ;;
 	pipe)
 		args="$args -P"
 		point="--progress $bin.c:$(grep -n '/\* progress line' "$src" | cut -d: -f1)" ;;
@@ -168,8 +178,52 @@ keep()
 	echo "$(near "$tmp/$1.$2" "$3")" >> "$tmp/$1.vo"
 }
 
-# cell FILE TRUTH: "median (error) [least, most]" of the rounds' predictions
-# ("-": a round with no rows near that speedup)
+# boot_median: the 90 % bootstrap interval of the median of the numbers
+# on stdin, "lo, hi" (2000 resamples, a fixed seed)
+boot_median()
+{
+	awk 'BEGIN { srand(1) } { v[NR] = $1 } END {
+		for (b = 0; b < 2000; b++) {
+			for (i = 1; i <= NR; i++) r[i] = v[1 + int(rand() * NR)]
+			for (i = 2; i <= NR; i++)
+				for (j = i; j > 1 && r[j - 1] > r[j]; j--) { t = r[j]; r[j] = r[j - 1]; r[j - 1] = t }
+			m[b] = (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
+		}
+		n = 2000
+		for (i = 1; i < n; i++)
+			for (j = i; j > 0 && m[j - 1] > m[j]; j--) { t = m[j]; m[j] = m[j - 1]; m[j - 1] = t }
+		printf "%.1f, %.1f", m[int(0.05 * n)], m[int(0.95 * n) - 1] }'
+}
+
+# truth_ci KNOB: the truth's 90 % bootstrap interval, "lo, hi": the
+# rounds of the base and of the knob resampled, medians, 100 (1 - b / k)
+truth_ci()
+{
+	awk 'BEGIN { srand(2) }
+		FNR == 1 { f++ }
+		f == 1 { b[++nb] = $1 } f == 2 { k[++nk] = $1 }
+		function med(a, n,   i, j, t) {
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+			return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		END {
+			for (r = 0; r < 2000; r++) {
+				for (i = 1; i <= nb; i++) rb[i] = b[1 + int(rand() * nb)]
+				for (i = 1; i <= nk; i++) rk[i] = k[1 + int(rand() * nk)]
+				s[r] = 100 * (1 - med(rb, nb) / med(rk, nk))
+			}
+			for (i = 1; i < 2000; i++)
+				for (j = i; j > 0 && s[j - 1] > s[j]; j--) { t = s[j]; s[j] = s[j - 1]; s[j - 1] = t }
+			printf "%.1f, %.1f", s[100], s[1899]
+		}' "$tmp/rate.base" "$tmp/rate.$1"
+}
+
+# cell FILE TRUTH [KNOB]: "median (error) [least, most]" of the rounds'
+# predictions ("-": a round with no rows near that speedup); from 3
+# rounds on, the median's 90 % bootstrap interval {lo, hi} too, and with
+# KNOB a verdict: "ok" when within 5 points of the truth or inside the
+# truth's 90 % interval, "OFF" when not.
 cell()
 {
 	grep -vx -- - "$1" | sort -n > "$1.s"
@@ -178,7 +232,15 @@ cell()
 		echo "- (-)"
 		return
 	fi
-	echo "$v ($(err "$v" "$2")) [$(sed -n '1p' "$1.s"), $(sed -n '$p' "$1.s")]"
+	c="$v ($(err "$v" "$2")) [$(sed -n '1p' "$1.s"), $(sed -n '$p' "$1.s")]"
+	if [ "$(wc -l < "$1.s")" -ge 3 ]; then
+		c="$c {$(boot_median < "$1.s")}"
+	fi
+	if [ -n "${3:-}" ]; then
+		c="$c $(truth_ci "$3" | awk -v v="$v" -v t="$2" -F', ' '{
+			d = v - t; print ((d >= -5 && d <= 5) || (v >= $1 && v <= $2)) ? "ok" : "OFF" }')"
+	fi
+	echo "$c"
 }
 
 # run_cprof NAME BIN [ARGS...]: rows of both lines into $tmp/NAME.{m,o}
@@ -239,7 +301,9 @@ fi
 echo "RESULT of ${truth_s} s, medians (spread: (max - min) / median of the rounds' rates). Predictions:"
 echo "RESULT $rounds interleaved rounds of runs of ${run_s} s; a run's prediction is the mean of its rows"
 echo "RESULT within 5 points of the speedup (cprof: its report; Coz: its viewer). A cell: the median"
-echo "RESULT of the rounds' predictions (median - truth, in points) [the least and the most]."
+echo "RESULT of the rounds' predictions (median - truth, in points) [the least and the most]"
+echo "RESULT {the median's 90 % bootstrap interval, from 3 rounds}, ok when within 5 points of"
+echo "RESULT the truth or inside the truth's 90 % bootstrap interval {in the truth's row}, else OFF."
 
 for p in $progs; do
 	prog "$p"
@@ -298,17 +362,17 @@ for p in $progs; do
 	echo "RESULT "
 	echo "RESULT | tool | $main() 20 % | $main() 40 % | $main() 60 % | $other() $ocol % |"
 	echo "RESULT | --- | --- | --- | --- | --- |"
-	row="| truth (spread) |"
+	row="| truth (spread) {90 % interval} |"
 	for k in m20 m40 m60 o40; do
-		row="$row $(truth "$k") ($(spread < "$tmp/rate.$k") %) |"
+		row="$row $(truth "$k") ($(spread < "$tmp/rate.$k") %) {$(truth_ci "$k")} |"
 	done
 	echo "RESULT $row (baseline spread $(spread < "$tmp/rate.base") %)"
 	for t in $tools; do
 		row="| $(label "$t") |"
 		for at in 20 40 60; do
-			row="$row $(cell "$tmp/$t.v$at" "$(truth "m$at")") |"
+			row="$row $(cell "$tmp/$t.v$at" "$(truth "m$at")" "m$at") |"
 		done
-		echo "RESULT $row $(cell "$tmp/$t.vo" "$(truth o40)") |"
+		echo "RESULT $row $(cell "$tmp/$t.vo" "$(truth o40)" o40) |"
 	done
 	p0=$(median < "$tmp/cdef.p0")
 	echo "RESULT "

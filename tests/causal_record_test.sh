@@ -258,6 +258,27 @@ test_futex()
 	flat futex2 "$other"
 }
 
+# A run too short for an answer says so: 3 s of --fixed-line make a dozen
+# experiments, under the 60 a curve needs (3 a speedup) and maybe under
+# the 5 a baseline needs; cprof record's last lines name the line and its
+# count, and the report marks its thin rows '?'.
+test_not_yet()
+{
+	record short --progress progress --fixed-line "gt_barrier.c:$line_a" \
+		-- "$barrier" -d 3 || return 1
+	if ! grep -q "not an answer yet.*thin: gt_barrier.c:$line_a [0-9]*/60" "$tmp/short.err"; then
+		say "cprof record did not say the answer is not there yet:"
+		show "$tmp/short.err"
+		return 1
+	fi
+	if ! grep -qE '^ +[0-9]+ % +[-+][0-9.]+ % \?' "$tmp/short.txt"; then
+		say "no row of the report is marked '?':"
+		show "$tmp/short.txt"
+		return 1
+	fi
+	return 0
+}
+
 # Two threads on the raw futex lock, the critical section 1.0 unit and the
 # other work 0.5 (-t 2 -C 10 -O 5): the lock is held nearly all the time,
 # each thread runs in bursts of 1.5 units and waits 0.5, on two vCPUs. The
@@ -522,7 +543,7 @@ again()
 }
 
 echo "TAP version 13"
-echo "1..13"
+echo "1..14"
 run_test "causal usage errors are caught before the program starts" test_usage
 run_test "--fixed-line: a()'s curve rises then flattens, no other line is tried" again test_fixed_line
 run_test "report --coz loads in Coz's viewer, a()'s curve rising" test_coz_viewer
@@ -531,6 +552,7 @@ run_test "report --causal --pprof: go tool pprof shows a()'s impact first" test_
 run_test "default mode, FILE:LINE point: a() and b() experimented on, a baseline" test_default
 run_test "pipe between processes, FILE:LINE point: produce() measured in the other process" test_pipe
 run_test "raw futex lock, cprof.h point: crit() rises, other() flat" again test_futex
+run_test "a run too short for an answer says so, its rows marked" test_not_yet
 run_test "two threads on a futex lock, two vCPUs: crit()'s run time all sampled, its curve near the truth" again test_futex_sampled
 run_test "--end-to-end: an experiment per run, the run's end the point" test_end_to_end
 run_test "a cprof.h point is found without --progress" test_cprof_h

@@ -105,6 +105,7 @@ struct xline {
 	int scope;		/* source scope: 0 unknown, 1 in, -1 out */
 	uint64_t recent;	/* samples since the last draw */
 	uint64_t samples;
+	uint32_t exps;		/* experiments done on it above 0 % */
 };
 
 struct cp_xp {
@@ -143,6 +144,7 @@ struct cp_xp {
 
 	double rate;		/* visits per effective second, last experiment */
 	unsigned int done, lost, start_errors, timeouts;
+	unsigned int baseline;	/* 0 % experiments done */
 	uint64_t samples, in_scope;
 	char err[512];
 };
@@ -491,6 +493,10 @@ static void on_experiment(struct cp_xp *x, const struct causalprof_experiment *e
 		return;
 	}
 	x->done++;
+	if (e->speedup)
+		x->lines[x->line].exps++;
+	else
+		x->baseline++;
 	visits = fewest_visits(x, e);
 	if (e->wall_ns > e->inserted_ns)
 		x->rate = visits * 1e9 / (e->wall_ns - e->inserted_ns);
@@ -810,19 +816,69 @@ void cp_xp_finish(struct cp_xp *x)
 		x->state = XP_DONE;
 }
 
-void cp_xp_status(const struct cp_xp *x, char *buf, size_t len)
+/*
+ * What is not an answer yet: no baseline (fewer than MIN_BASELINE 0 %
+ * experiments), or among the TOP_LINES lines with most samples, those
+ * with fewer than LINE_ENOUGH experiments (about 3 a speedup: the
+ * report's rows need 3, causal.rst). "" when all is there.
+ */
+#define MIN_BASELINE	5
+#define TOP_LINES	3
+#define LINE_ENOUGH	60
+
+static void thin_lines(const struct cp_xp *x, char *buf, size_t len)
 {
+	uint32_t top[TOP_LINES];
+	size_t i, j, n = 0, used = 0;
 	char name[PATH_MAX + 16];
 	const char *base;
 
+	buf[0] = '\0';
+	if (x->baseline < MIN_BASELINE)
+		used += snprintf(buf + used, len - used, "; baseline %u of %u experiments",
+				 x->baseline, MIN_BASELINE);
+	/* --fixed-line: the one line; else the most sampled, in order */
+	if (x->fixed >= 0)
+		top[n++] = x->fixed;
+	for (i = 0; x->fixed < 0 && i < x->nr_lines; i++) {
+		if (!x->lines[i].samples)
+			continue;
+		if (n == TOP_LINES && x->lines[i].samples <= x->lines[top[n - 1]].samples)
+			continue;
+		j = n < TOP_LINES ? n++ : n - 1;
+		for (; j > 0 && x->lines[top[j - 1]].samples < x->lines[i].samples; j--)
+			top[j] = top[j - 1];
+		top[j] = i;
+	}
+	for (i = 0, j = 0; i < n && used < len; i++) {
+		if (x->lines[top[i]].exps >= LINE_ENOUGH)
+			continue;
+		line_name(x, top[i], name, sizeof(name));
+		base = strrchr(name, '/');
+		used += snprintf(buf + used, len - used, "%s%s %u/%u", j++ ? ", " : "; thin: ",
+				 base ? base + 1 : name, x->lines[top[i]].exps, LINE_ENOUGH);
+	}
+}
+
+void cp_xp_status(const struct cp_xp *x, char *buf, size_t len)
+{
+	char name[PATH_MAX + 16], thin[3 * PATH_MAX];
+	const char *base;
+
+	thin_lines(x, thin, sizeof(thin));
 	if (x->state != XP_RUNNING) {
-		snprintf(buf, len, "%u experiments, progress %.1f/s", x->done, x->rate);
+		snprintf(buf, len, "%u experiments, progress %.1f/s%s", x->done, x->rate, thin);
 		return;
 	}
 	line_name(x, x->line, name, sizeof(name));
 	base = strrchr(name, '/');
-	snprintf(buf, len, "%u experiments, progress %.1f/s, now %s +%" PRIu32 "%%", x->done,
-		 x->rate, base ? base + 1 : name, x->speedup);
+	snprintf(buf, len, "%u experiments, progress %.1f/s, now %s +%" PRIu32 "%%%s", x->done,
+		 x->rate, base ? base + 1 : name, x->speedup, thin);
+}
+
+void cp_xp_thin(const struct cp_xp *x, char *buf, size_t len)
+{
+	thin_lines(x, buf, len);
 }
 
 unsigned int cp_xp_done(const struct cp_xp *x, char *warn, size_t len)

@@ -66,6 +66,8 @@ bool cp_xp_ready(const struct cp_xp *x);
 void cp_xp_finish(struct cp_xp *x);
 /* One line for the status: experiments done, the current one. */
 void cp_xp_status(const struct cp_xp *x, char *buf, size_t len);
+/* What is no answer yet: "; baseline ...; thin: LINE N/60, ..." or "". */
+void cp_xp_thin(const struct cp_xp *x, char *buf, size_t len);
 /* Experiments completed, and a warning to show at the end (or ""). */
 unsigned int cp_xp_done(const struct cp_xp *x, char *warn, size_t len);
 

@@ -1556,7 +1556,7 @@ static void summary(struct record *r)
 /* Causal mode's end: experiments done, what went wrong; true when none ran. */
 static bool causal_summary(struct record *r)
 {
-	char warn[512];
+	char warn[512], thin[3 * PATH_MAX];
 	unsigned int done = cp_xp_done(r->xp, warn, sizeof(warn));
 
 	fprintf(stderr, "%s: %u causal experiments; see them with 'cprof report --causal%s%s'\n",
@@ -1564,6 +1564,10 @@ static bool causal_summary(struct record *r)
 		strcmp(r->output, DEFAULT_OUTPUT) ? r->output : "");
 	if (warn[0])
 		fprintf(stderr, "%s: %s%s\n", r->prog, done ? "warning: " : "", warn);
+	cp_xp_thin(r->xp, thin, sizeof(thin));
+	if (done && thin[0])
+		fprintf(stderr, "%s: not an answer yet%s (experiments above 0 %%, of about 60 a curve needs: run longer)\n",
+			r->prog, thin);
 	if (r->e2e) {
 		fprintf(stderr, "%s: %u of %u runs done", r->prog, r->runs_ended, r->runs);
 		if (r->runs_bare)
