@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The second security pass (Documentation/security.rst): what a hostile
+ * local user tried, each as the user it takes, on the module's checks.
+ *
+ * - elf_headers_as_code: in a file whose first PT_LOAD is executable, the
+ *   ELF and program headers are not code.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+
+#include "kselftest_harness.h"
+#include "helpers.h"
+
+#define USER		1000
+#define PERFMON		(1ULL << CAP_PERFMON)
+#define SCRATCH		"/tmp/cp-hostile2"
+#define CALLS		100
+
+FIXTURE(hostile2) {
+	pid_t pid;		/* the test process */
+	struct cp_prog prog;	/* root's, every capability */
+};
+
+FIXTURE_SETUP(hostile2)
+{
+	self->pid = getpid();
+	cp_prog_init(&self->prog);
+	ASSERT_EQ(0, cp_module_ensure_loaded());
+	ASSERT_EQ(0, cp_session_reset());
+	ASSERT_EQ(0, cp_prog_spawn(&self->prog));
+	ASSERT_EQ(0, mkdir(SCRATCH, 0755) && errno != EEXIST ? -errno : 0);
+	ASSERT_EQ(0, chmod(SCRATCH, 0755));
+}
+
+FIXTURE_TEARDOWN(hostile2)
+{
+	if (getpid() != self->pid)
+		return;
+	cp_prog_kill(&self->prog);
+	EXPECT_EQ(0, cp_session_reset());
+}
+
+/* A copy of file src at dst, owned by root, of mode mode. */
+static int copy_file(const char *src, const char *dst, mode_t mode)
+{
+	char buf[1 << 16];
+	int in, out, ret = 0;
+	ssize_t n;
+
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	unlink(dst);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0) {
+		ret = -errno;
+		goto out_in;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n) {
+			ret = -EIO;
+			break;
+		}
+	if (n < 0)
+		ret = -errno;
+	if (!ret && (fchown(out, 0, 0) || fchmod(out, mode)))
+		ret = -errno;
+	close(out);
+out_in:
+	close(in);
+	return ret;
+}
+
+/* ---- ELF headers ---- */
+
+/* A copy of the progress target whose first PT_LOAD is executable too. */
+static int exec_headers_copy(const char *src, const char *dst, Elf64_Off *phoff)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd, i, ret;
+
+	ret = copy_file(src, dst, 0755);
+	if (ret)
+		return ret;
+	fd = open(dst, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = -ENOEXEC;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || eh.e_ident[EI_CLASS] != ELFCLASS64)
+		goto out;
+	for (i = 0; i < eh.e_phnum; i++) {
+		off_t at = eh.e_phoff + (off_t)i * sizeof(ph);
+
+		if (pread(fd, &ph, sizeof(ph), at) != sizeof(ph))
+			goto out;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_offset)
+			goto out;
+		ph.p_flags |= PF_X;
+		if (pwrite(fd, &ph, sizeof(ph), at) != sizeof(ph))
+			goto out;
+		*phoff = eh.e_phoff;
+		ret = 0;
+		break;
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+TEST_F(hostile2, elf_headers_as_code)
+{
+	static const char copy[] = SCRATCH "/progress-xhdr";
+	Elf64_Off phoff = 0;
+	struct cp_nl nl;
+	uint64_t id;
+
+	ASSERT_EQ(0, exec_headers_copy(self->prog.path, copy, &phoff));
+	ASSERT_EQ(0, cp_nl_open(&nl));
+	ASSERT_EQ(0, cp_nl_start(&nl, self->prog.pid, 0, &id)) TH_LOG("%s", nl.extack);
+	EXPECT_EQ(-EINVAL, cp_nl_progress_add(&nl, 1, CAUSALPROF_PP_THROUGHPUT, copy, 0x10, 0))
+		TH_LOG("the ELF header taken for code");
+	EXPECT_EQ(-EINVAL, cp_nl_progress_add(&nl, 2, CAUSALPROF_PP_THROUGHPUT, copy,
+					      phoff + 8, 0))
+		TH_LOG("the program headers taken for code");
+	/* Its code still is. */
+	EXPECT_EQ(0, cp_nl_progress_add(&nl, 3, CAUSALPROF_PP_THROUGHPUT, copy,
+					self->prog.off_tp, 0)) TH_LOG("%s", nl.extack);
+	EXPECT_EQ(0, cp_nl_stop(&nl));
+	EXPECT_EQ(0, cp_nl_wait_state(&nl, CAUSALPROF_STATE_IDLE, CP_WAIT_MS));
+	cp_nl_close(&nl);
+	unlink(copy);
+}
+
+TEST_HARNESS_MAIN
