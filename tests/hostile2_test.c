@@ -3,6 +3,7 @@
  * The second security pass (Documentation/security.rst): what a hostile
  * local user tried, each as the user it takes, on the module's checks.
  *
+ * - event_name_latin1: event names are printable ASCII, not Latin-1;
  * - elf_headers_as_code: in a file whose first PT_LOAD is executable, the
  *   ELF and program headers are not code.
  */
@@ -80,6 +81,30 @@ static int copy_file(const char *src, const char *dst, mode_t mode)
 out_in:
 	close(in);
 	return ret;
+}
+
+/* ---- event names ---- */
+
+TEST_F(hostile2, event_name_latin1)
+{
+	static const char *const names[] = { "cpu-clock\xa0", "cpu\xe9" "clock", "\xff" };
+	struct cp_req_event ev = CP_EV_CPU_CLOCK(100);
+	struct cp_nl nl;
+	unsigned int i;
+	uint64_t id;
+
+	ASSERT_EQ(0, cp_nl_open(&nl));
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		ev.name = names[i];
+		EXPECT_EQ(-EINVAL, cp_nl_start_events(&nl, self->prog.pid, 0, &ev, 1, &id))
+			TH_LOG("name %u accepted", i);
+		cp_nl_stop(&nl);
+	}
+	ev.name = "cpu-clock";
+	EXPECT_EQ(0, cp_nl_start_events(&nl, self->prog.pid, 0, &ev, 1, &id)) TH_LOG("%s", nl.extack);
+	EXPECT_EQ(0, cp_nl_stop(&nl));
+	EXPECT_EQ(0, cp_nl_wait_state(&nl, CAUSALPROF_STATE_IDLE, CP_WAIT_MS));
+	cp_nl_close(&nl);
 }
 
 /* ---- ELF headers ---- */
