@@ -204,6 +204,8 @@ int cp_session_start(const struct cp_config *cfg, struct netlink_ext_ack *extack
 	ret = cp_hooks_start(cfg, extack);
 	if (ret)
 		goto err_stop_sideband;
+	if (!all)
+		cp_targets_recheck(tgid);
 	ret = cp_sideband_dump(all, tgid, extack);
 	if (ret)
 		goto err_stop_hooks;

@@ -3,6 +3,8 @@
  * The second security pass (Documentation/security.rst): what a hostile
  * local user tried, each as the user it takes, on the module's checks.
  *
+ * - tgid_reuse: a target that exits while its session starts leaves
+ *   nothing behind for the next process of its pid;
  * - event_name_latin1: event names are printable ASCII, not Latin-1;
  * - elf_headers_as_code: in a file whose first PT_LOAD is executable, the
  *   ELF and program headers are not code.
@@ -81,6 +83,91 @@ static int copy_file(const char *src, const char *dst, mode_t mode)
 out_in:
 	close(in);
 	return ret;
+}
+
+/* ---- a target gone before the hooks ---- */
+
+/* Makes the next process forked get pid (the pid namespace's last pid). */
+static int next_pid(pid_t pid)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%d", pid - 1);
+	return cp_write_str("/proc/sys/kernel/ns_last_pid", buf);
+}
+
+/* Samples of pid taken at since_ns (CLOCK_MONOTONIC) or later. */
+static size_t samples_of(const struct cp_stream *s, pid_t pid, uint64_t since_ns)
+{
+	const struct causalprof_record_hdr *h;
+	const struct causalprof_sample *smp;
+	size_t off, n = 0;
+
+	cp_stream_for_each(s, h, off)
+		if ((smp = cp_rec_sample(h)) && (pid_t)smp->pid == pid && smp->time_ns >= since_ns)
+			n++;
+	return n;
+}
+
+/*
+ * A target that exits while its session starts (large rings make the start
+ * take long): the next process of its pid, which no target made, is not
+ * sampled. Up to 40 tries, each with the target exiting a little later.
+ */
+TEST_F_TIMEOUT(hostile2, tgid_reuse, 240)
+{
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(1000);
+	uint64_t ring_kb = 0, id, reused_ns;
+	int i, started = 0, sampled = 0;
+	struct cp_stream *s;
+	struct cp_nl nl;
+	pid_t t, reuse;
+
+	ASSERT_EQ(0, cp_module_param_get("ring_kb", &ring_kb));
+	ASSERT_EQ(0, cp_module_param_set("ring_kb", 32768));
+	for (i = 0; i < 40 && !sampled; i++) {
+		s = calloc(1, sizeof(*s));
+		ASSERT_NE(NULL, s);
+		t = fork();
+		ASSERT_LE(0, t);
+		if (!t) {
+			usleep(i * 2500);
+			_exit(0);
+		}
+		ASSERT_EQ(0, cp_nl_open(&nl));
+		nl.stream = s;
+		if (cp_nl_start_events(&nl, t, 0, &ev, 1, &id)) {
+			waitpid(t, NULL, 0);
+			goto next;
+		}
+		started++;
+		ASSERT_EQ(t, waitpid(t, NULL, 0));
+		ASSERT_EQ(0, next_pid(t));
+		reused_ns = cp_now_ms() * 1000000;
+		reuse = fork();
+		ASSERT_LE(0, reuse);
+		if (!reuse) {
+			int64_t end = cp_now_ms() + 300;
+
+			while (cp_now_ms() < end)
+				;
+			_exit(0);
+		}
+		ASSERT_EQ(reuse, waitpid(reuse, NULL, 0));
+		EXPECT_EQ(0, cp_nl_finish(&nl, CP_WAIT_MS));
+		if (reuse == t && samples_of(s, t, reused_ns)) {
+			sampled++;
+			TH_LOG("try %d: pid %d reused and sampled (%zu samples)", i, t,
+			       samples_of(s, t, reused_ns));
+		}
+next:
+		cp_nl_close(&nl);
+		cp_stream_free(s);
+		free(s);
+	}
+	TH_LOG("%d tries, %d sessions started", i, started);
+	EXPECT_EQ(0, cp_module_param_set("ring_kb", ring_kb));
+	EXPECT_EQ(0, sampled) TH_LOG("a dead target's pid stayed a target");
 }
 
 /* ---- event names ---- */
