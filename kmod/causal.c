@@ -703,12 +703,15 @@ MODULE_PARM_DESC(wake_payments, "A woken thread pays what it owes on its way to 
  * threads waiting for it would never see the delay. So a woken target
  * that owes at least min_pause_us also gets its payment queued, to run on
  * its way back to user mode from the wait (TWA_RESUME: a flag on a task
- * that is not running yet, or an IPI where it still is). Under wakee's
- * pi_lock, from task or interrupt context; never NMI.
+ * that is not running yet, or an IPI where it still is). A task that never
+ * returns to user mode (CP_PF_NO_USER: a kernel thread, an io_uring or
+ * vhost worker of a target) would never run it, and its module reference
+ * would keep the module from unloading: none is queued there. Under
+ * wakee's pi_lock, from task or interrupt context; never NMI.
  */
 static void queue_wake_payment(struct task_struct *p, struct cp_task *t, u32 id)
 {
-	if (!READ_ONCE(wake_payments) || (p->flags & (PF_KTHREAD | PF_EXITING)))
+	if (!READ_ONCE(wake_payments) || (p->flags & (CP_PF_NO_USER | PF_EXITING)))
 		return;
 	if (atomic_read(&t->flags) & (CP_TASK_EXEMPT | CP_TASK_PAYING))
 		return;

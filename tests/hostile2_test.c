@@ -7,7 +7,11 @@
  *   nothing behind for the next process of its pid;
  * - event_name_latin1: event names are printable ASCII, not Latin-1;
  * - elf_headers_as_code: in a file whose first PT_LOAD is executable, the
- *   ELF and program headers are not code.
+ *   ELF and program headers are not code;
+ * - wake_payment_user_worker: a target's vhost worker (6.12's
+ *   PF_USER_WORKER thread, which never returns to user mode), woken by a
+ *   target thread that owes delay, gets no payment that would keep the
+ *   module loaded.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -16,11 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/capability.h>
+#include <linux/vhost.h>
 
 #include "kselftest_harness.h"
 #include "helpers.h"
@@ -255,6 +262,110 @@ TEST_F(hostile2, elf_headers_as_code)
 	EXPECT_EQ(0, cp_nl_wait_state(&nl, CAUSALPROF_STATE_IDLE, CP_WAIT_MS));
 	cp_nl_close(&nl);
 	unlink(copy);
+}
+
+/* ---- workers that never return to user mode ---- */
+
+static volatile unsigned long spins;
+
+/* Thread A: the selected code, the loop in its first bytes. */
+static __attribute__((noinline)) void *selected_spin(void *arg)
+{
+	for (;;)
+		spins++;
+	return arg;
+}
+
+static __attribute__((noinline)) void busy_ms(int ms)
+{
+	int64_t end = cp_now_ms() + ms;
+
+	while (cp_now_ms() < end)
+		;
+}
+
+/*
+ * The target: a vhost-net device it owns (on 6.12 its worker is a thread
+ * of this process), A in selected_spin(), and B kicking the device's
+ * queue now and then from other code: each kick wakes the worker, by a
+ * target thread that owes what A's hits inserted. Writes a byte to ready
+ * once the device is set up, another once B is done, then sleeps with
+ * the device open.
+ */
+static void vhost_target(int ready)
+{
+	struct vhost_vring_file kick = { .index = 0 };
+	uint64_t one = 1;
+	pthread_t a;
+	int fd, i;
+
+	fd = open("/dev/vhost-net", O_RDWR | O_CLOEXEC);
+	kick.fd = eventfd(0, EFD_CLOEXEC);
+	if (fd < 0 || kick.fd < 0 || ioctl(fd, VHOST_SET_OWNER, NULL) ||
+	    ioctl(fd, VHOST_SET_VRING_KICK, &kick))
+		_exit(1);
+	if (pthread_create(&a, NULL, selected_spin, NULL) || write(ready, "r", 1) != 1)
+		_exit(1);
+	/* Time for the parent to start the session and the experiment. */
+	cp_sleep_ms(500);
+	for (i = 0; i < 100; i++) {
+		busy_ms(2);
+		if (write(kick.fd, &one, sizeof(one)) != sizeof(one))
+			_exit(1);
+	}
+	if (write(ready, "d", 1) != 1)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+/*
+ * A at 30 %: B pays for A's hits and still gets its kicks done. The
+ * target lives on once the session is over, its worker asleep: no
+ * payment may stay queued there, holding the module. (On 6.1 the worker
+ * is a kernel thread, no target's.)
+ */
+TEST_F_TIMEOUT(hostile2, wake_payment_user_worker, 120)
+{
+	struct causalprof_exp_range range = {
+		.start = (uintptr_t)selected_spin, .end = (uintptr_t)selected_spin + 64,
+	};
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(1000);
+	uint64_t min_pause = 0, id;
+	struct cp_nl nl;
+	int fds[2], ret;
+	pid_t t;
+	char c;
+
+	if (system("modprobe vhost_net 2>/dev/null") || access("/dev/vhost-net", R_OK | W_OK))
+		SKIP(return, "no /dev/vhost-net");
+	ASSERT_EQ(0, cp_module_param_get("min_pause_us", &min_pause));
+	ASSERT_EQ(0, cp_module_param_set("min_pause_us", 100));
+	ASSERT_EQ(0, pipe2(fds, O_CLOEXEC));
+	t = fork();
+	ASSERT_LE(0, t);
+	if (!t) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(fds[0]);
+		vhost_target(fds[1]);
+	}
+	close(fds[1]);
+	ASSERT_EQ(1, read(fds[0], &c, 1)) TH_LOG("the target could not set up vhost-net");
+	range.pid = t;
+	ASSERT_EQ(0, cp_nl_open(&nl));
+	ASSERT_EQ(0, cp_nl_start_events(&nl, t, 0, &ev, 1, &id)) TH_LOG("%s", nl.extack);
+	ASSERT_EQ(0, cp_nl_experiment_start(&nl, 300, &range, 1)) TH_LOG("%s", nl.extack);
+	EXPECT_EQ(1, read(fds[0], &c, 1));
+	EXPECT_EQ(0, cp_nl_experiment_stop(&nl));
+	EXPECT_EQ(0, cp_nl_stop(&nl));
+	EXPECT_EQ(0, cp_nl_wait_state(&nl, CAUSALPROF_STATE_IDLE, CP_WAIT_MS));
+	cp_nl_close(&nl);
+	ret = cp_module_refs_settle();
+	EXPECT_EQ(0, ret) TH_LOG("a payment queued on the vhost worker holds the module");
+	cp_kill(t);
+	close(fds[0]);
+	EXPECT_EQ(0, cp_module_param_set("min_pause_us", min_pause));
+	EXPECT_EQ(0, cp_module_refs_settle());
 }
 
 TEST_HARNESS_MAIN
