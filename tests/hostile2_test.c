@@ -3,6 +3,11 @@
  * The second security pass (Documentation/security.rst): what a hostile
  * local user tried, each as the user it takes, on the module's checks.
  *
+ * - perfmon_root_*: root holding only CAP_PERFMON may not change a root
+ *   process that holds every capability (the capability part of the
+ *   ptrace rule: the target's permitted set within the caller's);
+ * - zombie_leader: a non-dumpable process whose leader exited is not
+ *   judged by the leader, which has no memory left;
  * - tgid_reuse: a target that exits while its session starts leaves
  *   nothing behind for the next process of its pid;
  * - event_name_latin1: event names are printable ASCII, not Latin-1;
@@ -90,6 +95,114 @@ static int copy_file(const char *src, const char *dst, mode_t mode)
 out_in:
 	close(in);
 	return ret;
+}
+
+/* ---- the capability rule ---- */
+
+/*
+ * In a child that is root with CAP_PERFMON alone: a session on root's
+ * process, which has every capability, samples it but changes it in no
+ * way, over netlink or /proc.
+ */
+TEST_F(hostile2, perfmon_root_on_full_root)
+{
+	const struct causalprof_exp_range r = {
+		.pid = self->prog.pid, .start = self->prog.tp, .end = self->prog.tp + 16,
+	};
+
+	CP_IN_CHILD("root with CAP_PERFMON only", {
+		char cmd[PATH_MAX + 128];
+		struct cp_nl nl;
+		uint64_t id;
+
+		ASSERT_EQ(0, cp_become(0, PERFMON, true));
+		ASSERT_EQ(0, cp_nl_open(&nl));
+		ASSERT_EQ(0, cp_nl_start(&nl, self->prog.pid, 0, &id)) TH_LOG("%s", nl.extack);
+		EXPECT_EQ(-EPERM, cp_nl_experiment_start(&nl, 500, &r, 1))
+			TH_LOG("delays a process with more capabilities");
+		EXPECT_EQ(-EPERM, cp_nl_progress_add(&nl, 1, CAUSALPROF_PP_THROUGHPUT,
+						     self->prog.path, self->prog.off_tp, 0))
+			TH_LOG("probes a process with more capabilities");
+		EXPECT_EQ(0, cp_nl_stop(&nl));
+		EXPECT_EQ(0, cp_nl_wait_state(&nl, CAUSALPROF_STATE_IDLE, CP_WAIT_MS));
+		cp_nl_close(&nl);
+
+		snprintf(cmd, sizeof(cmd), "start pid=%d", self->prog.pid);
+		ASSERT_EQ(0, cp_control(cmd));
+		snprintf(cmd, sizeof(cmd), "experiment start speedup=500 range=%d:0x%llx-0x%llx",
+			 self->prog.pid, (unsigned long long)r.start, (unsigned long long)r.end);
+		EXPECT_EQ(-EPERM, cp_control(cmd)) TH_LOG("delays it through /proc");
+		snprintf(cmd, sizeof(cmd), "progress add id=1 kind=throughput path=%s offset=0x%llx",
+			 self->prog.path, (unsigned long long)self->prog.off_tp);
+		EXPECT_EQ(-EPERM, cp_control(cmd)) TH_LOG("probes it through /proc");
+		EXPECT_EQ(0, cp_control("stop"));
+	});
+}
+
+/* ---- a zombie leader ---- */
+
+static void *pause_thread(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+/* Whether process pid's leader is a zombie (its threads run on). */
+static bool leader_zombie(pid_t pid)
+{
+	char path[64], text[4096], *st;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (cp_read_text(path, text, sizeof(text)) < 0)
+		return false;
+	st = strstr(text, "State:");
+	return st && st[7] == 'Z';
+}
+
+/*
+ * uid 1000's process, made non-dumpable, whose leader exited while a thread
+ * goes on: uid 1000 may not ptrace it, so neither delays nor points.
+ */
+static void zombie_leader(struct __test_metadata *_metadata, const struct cp_prog *prog)
+{
+	struct causalprof_exp_range r = { .start = 0x1000, .end = 0x2000 };
+	struct cp_nl nl;
+	pthread_t th;
+	uint64_t id;
+	pid_t z;
+	int i;
+
+	ASSERT_EQ(0, cp_become(USER, PERFMON, true));
+	z = fork();
+	ASSERT_LE(0, z);
+	if (!z) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_DUMPABLE, 0);
+		if (pthread_create(&th, NULL, pause_thread, NULL))
+			_exit(1);
+		pthread_exit(NULL);
+	}
+	for (i = 0; i < 100 && !leader_zombie(z); i++)
+		cp_sleep_ms(20);
+	ASSERT_TRUE(leader_zombie(z)) TH_LOG("the leader did not exit");
+	r.pid = z;
+	ASSERT_EQ(0, cp_nl_open(&nl));
+	ASSERT_EQ(0, cp_nl_start(&nl, z, 0, &id)) TH_LOG("%s", nl.extack);
+	EXPECT_EQ(-EPERM, cp_nl_experiment_start(&nl, 500, &r, 1))
+		TH_LOG("judged by its zombie leader");
+	EXPECT_EQ(-EPERM, cp_nl_progress_add(&nl, 1, CAUSALPROF_PP_THROUGHPUT, prog->path,
+					     prog->off_tp, 0));
+	EXPECT_EQ(0, cp_nl_stop(&nl));
+	EXPECT_EQ(0, cp_nl_wait_state(&nl, CAUSALPROF_STATE_IDLE, CP_WAIT_MS));
+	cp_nl_close(&nl);
+	kill(z, SIGKILL);
+	waitpid(z, NULL, 0);
+}
+
+TEST_F(hostile2, zombie_leader)
+{
+	CP_IN_CHILD("uid 1000 with CAP_PERFMON", zombie_leader(_metadata, &self->prog));
 }
 
 /* ---- a target gone before the hooks ---- */

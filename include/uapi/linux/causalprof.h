@@ -117,12 +117,14 @@
  * Starting an experiment (which delays the session's targets) and adding
  * a progress point (breakpoints in their memory) change the targets: as
  * for perf's events that change their target, they need the right to
- * ptrace-attach the session's target (same uid and dumpable, or
- * CAP_SYS_PTRACE), else -EPERM; -ESRCH once it has exited. A system-wide
- * session's targets are every task: CAP_SYS_ADMIN or CAP_SYS_PTRACE. The
- * extack message of an -EPERM says which rule applied ("only the session's
- * owner may do this", "the session is controlled through /proc", "no right
- * to ptrace-attach the session's target"). The policies are strict: an
+ * ptrace-attach the session's target (same uid, dumpable and no
+ * permitted capability the caller lacks, or CAP_SYS_PTRACE; never a
+ * kernel thread or an exited task), else -EPERM; -ESRCH once it has
+ * exited. A system-wide session's targets are every task: CAP_SYS_ADMIN
+ * or CAP_SYS_PTRACE. The extack message of an -EPERM says which rule
+ * applied ("only the session's owner may do this", "the session is
+ * controlled through /proc", "no right to ptrace-attach the session's
+ * target"). The policies are strict: an
  * attribute a command does not list, or a nest without NLA_F_NESTED, at
  * any nesting level, is -EINVAL with the kernel's message ("Unknown
  * attribute type", "Unsupported attribute"); a bad value is -EINVAL with a
