@@ -8,12 +8,19 @@
  * A request is judged by current, whose credentials are, on the /proc
  * path, the control file's opener's (proc.c overrides them for the write),
  * and, on the netlink path, the sender's; there the socket's opener must
- * pass too, as netlink_capable() has it.
+ * pass too, as netlink_capable() has it. A change is judged again later,
+ * for every process it reaches, by the same credentials, held since
+ * (struct cp_caller): a payer in its own context before it sleeps off a
+ * delay, a process that maps a probed file or hits its breakpoint. That
+ * catches targets that changed credentials since (exec of a setuid or
+ * setcap file, set*id()).
  *
  * ptrace_may_access() is exported neither by 6.1 nor by 6.12 (their
- * Module.symvers), nor is security_ptrace_access_check(). So attach_ok()
- * copies, for PTRACE_MODE_ATTACH_REALCREDS on behalf of any credentials
- * (the socket opener's are not current's):
+ * Module.symvers), nor is security_ptrace_access_check(); and the later
+ * judgements run in the target's own context, where ptrace_may_access()
+ * would let anything through (same_thread_group()) and judge current's
+ * credentials, not the caller's. So attach_ok() copies, for
+ * PTRACE_MODE_ATTACH_REALCREDS on behalf of any credentials:
  * ptrace_attach()'s refusals (kernel threads, tasks that exit), its
  * __ptrace_may_access() (uids and gids, dumpability) and the capability
  * module's part of the LSM hook, cap_ptrace_access_check(). The other LSMs
@@ -142,4 +149,40 @@ bool cp_may_attach(const struct cp_owner *who, struct task_struct *task)
 	if (!attach_ok(current_cred(), task, true))
 		return false;
 	return !file || file->f_cred == current_cred() || attach_ok(file->f_cred, task, true);
+}
+
+/* The credentials that judged a request, held for judging again. */
+void cp_caller_get(struct cp_caller *c, const struct cp_owner *who)
+{
+	struct file *file = opener_file(who);
+
+	c->cred[0] = get_current_cred();
+	c->cred[1] = file && file->f_cred != current_cred() ? get_cred(file->f_cred) : NULL;
+}
+
+void cp_caller_put(struct cp_caller *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c->cred); i++) {
+		if (c->cred[i])
+			put_cred(c->cred[i]);
+		c->cred[i] = NULL;
+	}
+}
+
+/*
+ * Whether the caller c holds may still ptrace-attach task, which may be
+ * current (a payer, a process that maps a probed file or hits its
+ * breakpoint). Process context, maybe inside an RCU read-side section,
+ * never under task_lock(task), which it takes.
+ */
+bool cp_caller_may_attach(const struct cp_caller *c, struct task_struct *task)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c->cred); i++)
+		if (c->cred[i] && !attach_ok(c->cred[i], task, false))
+			return false;
+	return c->cred[0];
 }

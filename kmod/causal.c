@@ -44,10 +44,10 @@
 #include "causal.h"
 #include "compat.h"
 #include "progress.h"
+#include "sideband.h"
 #include "tasks.h"
 
 #include <linux/atomic.h>
-#include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/init.h>
 #include <linux/irq_work.h>
@@ -62,7 +62,6 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
@@ -445,24 +444,25 @@ static void account(struct cp_task *t, u64 slept, bool capped)
  * The session checked, when the experiment started, that its starter may
  * ptrace-attach the target. A target may have changed since: a process
  * that execs a setuid program keeps being a target, and its children too.
- * So the payer itself, in task context, is judged again by the same rule
- * (uids and gids, dumpable; CAP_SYS_PTRACE in the initial namespace for
- * any), and not delayed when it fails.
+ * So the payer itself, in task context, is judged again by the starter's
+ * credentials, held since (ptrace_may_access() is not exported, and would
+ * judge current's credentials and let current through: see access.c), and
+ * not delayed when it fails; the session is told. With any (CAP_SYS_PTRACE
+ * in the initial namespace, or CAP_SYS_ADMIN for a system-wide session)
+ * every thread may be delayed. The session releases the credentials after
+ * the stop, whose grace period waits for this read-side section.
  */
-static bool may_delay_current(void)
+static bool may_delay_current(u32 id)
 {
-	const struct cred *cred = current_real_cred();
-	const struct cp_starter *s = &exp.starter;
+	bool ok;
 
-	if (s->any)
-		return true;
-	if (!uid_eq(cred->uid, s->uid) || !uid_eq(cred->euid, s->uid) ||
-	    !uid_eq(cred->suid, s->uid) || !gid_eq(cred->gid, s->gid) ||
-	    !gid_eq(cred->egid, s->gid) || !gid_eq(cred->sgid, s->gid))
-		return false;
-	/* Dumpability after the credentials: pairs with commit_creds(). */
-	smp_rmb();
-	return current->mm && get_dumpable(current->mm) == SUID_DUMP_USER;
+	rcu_read_lock();
+	ok = !exp_live(id) || exp.starter.any ||
+	     cp_caller_may_attach(&exp.starter.caller, current);
+	if (!ok)
+		cp_sideband_denied(current, 0, CAUSALPROF_DENIED_F_DELAYS);
+	rcu_read_unlock();
+	return ok;
 }
 
 /*
@@ -493,7 +493,7 @@ static noinline void settle(struct cp_task *t)
 	smp_mb__after_atomic();
 	if (!exp_live(id))
 		goto out;
-	if (!may_delay_current()) {
+	if (!may_delay_current(id)) {
 		atomic_or(CP_TASK_EXEMPT, &t->flags);
 		goto out;
 	}

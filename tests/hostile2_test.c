@@ -6,6 +6,9 @@
  * - perfmon_root_*: root holding only CAP_PERFMON may not change a root
  *   process that holds every capability (the capability part of the
  *   ptrace rule: the target's permitted set within the caller's);
+ * - setuid_exec_*: a progress point a user put in its own process stops
+ *   counting when the process execs a setuid-root program, and the session
+ *   hears of it (a CAUSALPROF_REC_DENIED record);
  * - zombie_leader: a non-dumpable process whose leader exited is not
  *   judged by the leader, which has no memory left;
  * - tgid_reuse: a target that exits while its session starts leaves
@@ -137,6 +140,106 @@ TEST_F(hostile2, perfmon_root_on_full_root)
 		EXPECT_EQ(-EPERM, cp_control(cmd)) TH_LOG("probes it through /proc");
 		EXPECT_EQ(0, cp_control("stop"));
 	});
+}
+
+/* ---- credentials that change under a point ---- */
+
+/* The count of point id in /proc/causalprof/progress, or -errno. */
+static long long point_count(unsigned int id)
+{
+	char text[4096], key[32], *at;
+	unsigned long long n;
+
+	if (cp_read_text(CP_PROC_DIR "/progress", text, sizeof(text)) < 0)
+		return -EIO;
+	snprintf(key, sizeof(key), "id=%u ", id);
+	at = strstr(text, key);
+	if (!at || !(at = strstr(at, "count=")) || sscanf(at, "count=%llu", &n) != 1)
+		return -ENOENT;
+	return n;
+}
+
+static size_t denied_records(const struct cp_stream *s, pid_t pid, unsigned int point)
+{
+	const struct causalprof_record_hdr *h;
+	const struct causalprof_denied *d;
+	size_t off, n = 0;
+
+	cp_stream_for_each(s, h, off) {
+		if (h->type != CAUSALPROF_REC_DENIED || h->size < sizeof(*d))
+			continue;
+		d = (const void *)h;
+		if ((h->flags & CAUSALPROF_DENIED_F_POINT) && (pid_t)d->pid == pid &&
+		    d->point == point)
+			n++;
+	}
+	return n;
+}
+
+/*
+ * uid 1000 with CAP_PERFMON puts a point in its own process, on a program
+ * that process then execs: a setuid-root copy of the progress target. The
+ * root process it becomes is not counted, and the session is told.
+ */
+TEST_F(hostile2, setuid_exec_point)
+{
+	static const char suid[] = SCRATCH "/progress-suid";
+
+	ASSERT_EQ(0, copy_file(self->prog.path, suid, 04755));
+	CP_IN_CHILD("uid 1000 with CAP_PERFMON", {
+		struct cp_stream *s = calloc(1, sizeof(*s));
+		struct cp_prog p;
+		struct cp_nl nl;
+		char line[256];
+		uint64_t id;
+
+		ASSERT_NE(NULL, s);
+		ASSERT_EQ(0, cp_become(USER, PERFMON, true));
+		ASSERT_EQ(0, cp_prog_spawn_held(&p, suid));
+		ASSERT_EQ(0, cp_nl_open(&nl));
+		nl.stream = s;
+		ASSERT_EQ(0, cp_nl_start(&nl, p.pid, 0, &id)) TH_LOG("%s", nl.extack);
+		ASSERT_EQ(0, cp_nl_progress_add(&nl, 1, CAUSALPROF_PP_THROUGHPUT, suid,
+						self->prog.off_tp, 0)) TH_LOG("%s", nl.extack);
+		ASSERT_EQ(0, cp_target_release(&p.t));
+		ASSERT_LT(0, cp_target_read(&p.t, line, sizeof(line), "\n", 10000));
+		ASSERT_EQ(0, cp_prog_call(&p, CALLS, 1));
+		EXPECT_EQ(0, point_count(1)) TH_LOG("the point counted a setuid-root process");
+		ASSERT_EQ(0, cp_nl_finish(&nl, CP_WAIT_MS)) TH_LOG("no END");
+		EXPECT_EQ(1UL, denied_records(s, p.pid, 1)) TH_LOG("the session was not told");
+		cp_nl_close(&nl);
+		cp_prog_kill(&p);
+		cp_stream_free(s);
+		free(s);
+	});
+	unlink(suid);
+}
+
+/*
+ * The control of the test above: root's point in its own process, which
+ * execs the program probed without a change of credentials, counts every
+ * call.
+ */
+TEST_F(hostile2, setuid_exec_point_control)
+{
+	struct cp_prog p;
+	struct cp_nl nl;
+	char line[256];
+	uint64_t id;
+
+	ASSERT_EQ(0, cp_prog_spawn_held(&p, self->prog.path));
+	ASSERT_EQ(0, cp_nl_open(&nl));
+	ASSERT_EQ(0, cp_nl_start(&nl, p.pid, 0, &id)) TH_LOG("%s", nl.extack);
+	ASSERT_EQ(0, cp_nl_progress_add(&nl, 1, CAUSALPROF_PP_THROUGHPUT, self->prog.path,
+					self->prog.off_tp, 0)) TH_LOG("%s", nl.extack);
+	ASSERT_EQ(0, cp_target_release(&p.t));
+	ASSERT_LT(0, cp_target_read(&p.t, line, sizeof(line), "\n", 10000));
+	ASSERT_EQ(0, cp_prog_call(&p, CALLS, 1));
+	EXPECT_EQ(CALLS, point_count(1));
+	EXPECT_EQ(0, cp_nl_stop(&nl));
+	EXPECT_EQ(0, cp_nl_wait_state(&nl, CAUSALPROF_STATE_IDLE, CP_WAIT_MS));
+	cp_nl_close(&nl);
+	cp_prog_kill(&p);
 }
 
 /* ---- a zombie leader ---- */

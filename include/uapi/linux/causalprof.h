@@ -167,7 +167,10 @@
  *       CAUSALPROF_PP_A_END_OFFSET: NLA_U64, latency points only (required
  *                                   there): the end probe
  *   -EEXIST for an id in use, -ENOSPC beyond 16 points, -ENOENT for a
- *   missing file. Points belong to the session: they go when it stops.
+ *   missing file. Points belong to the session: they go when it stops. A
+ *   point stops counting a process that changed credentials since and
+ *   that the caller may no longer ptrace-attach: see
+ *   CAUSALPROF_REC_DENIED.
  * CAUSALPROF_CMD_PROGRESS_DEL (control, owner only)
  *     CAUSALPROF_A_PROGRESS: NLA_NESTED, required, with only
  *       CAUSALPROF_PP_A_ID: NLA_U32, required
@@ -357,6 +360,7 @@ enum causalprof_record_type {
 	CAUSALPROF_REC_EXPERIMENT,
 	CAUSALPROF_REC_STACK,
 	CAUSALPROF_REC_COUNT,
+	CAUSALPROF_REC_DENIED,
 	__CAUSALPROF_REC_MAX
 };
 
@@ -585,6 +589,30 @@ struct causalprof_experiment {
 	/* struct causalprof_exp_range ranges[nr_ranges]; */
 	/* struct causalprof_exp_point points[nr_points]; */
 	/* struct causalprof_exp_span spans[nr_points]; with CAUSALPROF_EXP_F_SPANS */
+};
+
+/*
+ * A target process the session may no longer change: it changed its
+ * credentials (exec of a setuid or setcap file, set*id()) since the
+ * change was allowed, and whoever made it may no longer ptrace-attach it
+ * (Documentation/security.rst). With CAUSALPROF_DENIED_F_POINT, progress
+ * point point stops counting the process's passes (its count stays what it
+ * was) and its breakpoint leaves the process's memory, or never enters
+ * the image it execs; sent once for each point and process, from the
+ * thread tid that mapped the probed file or hit the breakpoint. With
+ * CAUSALPROF_DENIED_F_DELAYS (point 0), thread tid is not delayed any more
+ * in the running experiment; sent once for each thread and experiment.
+ */
+#define CAUSALPROF_DENIED_F_POINT	(1U << 0)
+#define CAUSALPROF_DENIED_F_DELAYS	(1U << 1)
+
+struct causalprof_denied {
+	struct causalprof_record_hdr hdr;
+	__u64	time_ns;
+	__u32	pid;		/* thread group id */
+	__u32	tid;
+	__u32	point;		/* CAUSALPROF_PP_A_ID, with CAUSALPROF_DENIED_F_POINT */
+	__u32	pad;
 };
 
 #endif /* _UAPI_LINUX_CAUSALPROF_H */
