@@ -35,6 +35,7 @@
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/net.h>
+#include <linux/path.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
@@ -185,4 +186,25 @@ bool cp_caller_may_attach(const struct cp_caller *c, struct task_struct *task)
 		if (c->cred[i] && !attach_ok(c->cred[i], task, false))
 			return false;
 	return c->cred[0];
+}
+
+/*
+ * Whether the caller may read the file at path, as open(2) would judge it
+ * (its mode, ACLs, the LSMs' inode_permission hooks): 0 or -EACCES (or
+ * what inode_permission() says). Process context.
+ */
+int cp_caller_may_read(const struct cp_caller *c, const struct path *path)
+{
+	const struct cred *old;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(c->cred) && !ret; i++) {
+		if (!c->cred[i])
+			continue;
+		old = override_creds(c->cred[i]);
+		ret = path_permission(path, MAY_READ);
+		revert_creds(old);
+	}
+	return ret;
 }

@@ -12,6 +12,7 @@
 
 struct cp_owner;
 struct cred;
+struct path;
 struct task_struct;
 
 bool cp_capable(const struct cp_owner *who, int cap);
@@ -29,5 +30,6 @@ struct cp_caller {
 void cp_caller_get(struct cp_caller *c, const struct cp_owner *who);
 void cp_caller_put(struct cp_caller *c);
 bool cp_caller_may_attach(const struct cp_caller *c, struct task_struct *task);
+int cp_caller_may_read(const struct cp_caller *c, const struct path *path);
 
 #endif /* _CAUSALPROF_ACCESS_H */

@@ -406,6 +406,12 @@ static struct cp_point *point_create(const struct cp_owner *who, u32 id, u32 kin
 		ret = -EINVAL;
 		goto err_free;
 	}
+	/* Read as the caller may: what the checks below say tells the contents. */
+	ret = cp_caller_may_read(&pt->adder, &pt->path);
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "no permission to read the file");
+		goto err_free;
+	}
 
 	ret = probe_register(pt, &pt->begin, offset, extack);
 	if (ret)

@@ -27,7 +27,8 @@ struct seq_file;
  * who asked (NULL through /proc: current); the point keeps its credentials,
  * by which every process it reaches is judged (see progress.c). path is
  * absolute; end_offset is 0 for a throughput point and the end probe's
- * offset for a latency point. Errors: -EINVAL for bad arguments
+ * offset for a latency point. Errors: -EACCES (or what inode_permission()
+ * says) for a file the caller may not read, -EINVAL for bad arguments
  * (kind, relative path, a symbolic link in it, not a regular ELF file,
  * offset past the end or outside the executable segments, no instruction
  * uprobes can step there, end given or missing), -ENOENT for a missing

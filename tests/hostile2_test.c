@@ -11,6 +11,8 @@
  *   hears of it (a CAUSALPROF_REC_DENIED record);
  * - zombie_leader: a non-dumpable process whose leader exited is not
  *   judged by the leader, which has no memory left;
+ * - unreadable_file: a point on a file the caller may not read is refused,
+ *   with one error whatever the file holds;
  * - tgid_reuse: a target that exits while its session starts leaves
  *   nothing behind for the next process of its pid;
  * - event_name_latin1: event names are printable ASCII, not Latin-1;
@@ -306,6 +308,57 @@ static void zombie_leader(struct __test_metadata *_metadata, const struct cp_pro
 TEST_F(hostile2, zombie_leader)
 {
 	CP_IN_CHILD("uid 1000 with CAP_PERFMON", zombie_leader(_metadata, &self->prog));
+}
+
+/* ---- what the caller may read ---- */
+
+static int write_text(const char *path, const char *text, mode_t mode)
+{
+	int fd, ret = 0;
+
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text) || fchmod(fd, mode))
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Points on files uid 1000 may not read (root's, mode 0711 and 0700), one
+ * ELF and one not: the same EACCES for both, nothing told of their
+ * contents.
+ */
+TEST_F(hostile2, unreadable_file)
+{
+	static const char elf[] = SCRATCH "/noread-elf", text[] = SCRATCH "/noread-text";
+
+	ASSERT_EQ(0, copy_file(self->prog.path, elf, 0711));
+	ASSERT_EQ(0, write_text(text, "#!/bin/sh\nexit 0\n", 0700));
+	CP_IN_CHILD("uid 1000 with CAP_PERFMON", {
+		pid_t mine;
+		struct cp_nl nl;
+		uint64_t id;
+
+		ASSERT_EQ(0, cp_become(USER, PERFMON, true));
+		mine = cp_spawn_sleeper();
+		ASSERT_LT(0, mine);
+		ASSERT_EQ(0, cp_nl_open(&nl));
+		ASSERT_EQ(0, cp_nl_start(&nl, mine, 0, &id)) TH_LOG("%s", nl.extack);
+		EXPECT_EQ(-EACCES, cp_nl_progress_add(&nl, 1, CAUSALPROF_PP_THROUGHPUT, elf,
+						      self->prog.off_tp, 0))
+			TH_LOG("an unreadable ELF file: %s", nl.extack);
+		EXPECT_EQ(-EACCES, cp_nl_progress_add(&nl, 2, CAUSALPROF_PP_THROUGHPUT, text, 4, 0))
+			TH_LOG("an unreadable text file: %s", nl.extack);
+		EXPECT_EQ(0, cp_nl_stop(&nl));
+		EXPECT_EQ(0, cp_nl_wait_state(&nl, CAUSALPROF_STATE_IDLE, CP_WAIT_MS));
+		cp_nl_close(&nl);
+		cp_kill(mine);
+	});
+	unlink(elf);
+	unlink(text);
 }
 
 /* ---- a target gone before the hooks ---- */

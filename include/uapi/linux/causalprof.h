@@ -167,10 +167,10 @@
  *       CAUSALPROF_PP_A_END_OFFSET: NLA_U64, latency points only (required
  *                                   there): the end probe
  *   -EEXIST for an id in use, -ENOSPC beyond 16 points, -ENOENT for a
- *   missing file. Points belong to the session: they go when it stops. A
- *   point stops counting a process that changed credentials since and
- *   that the caller may no longer ptrace-attach: see
- *   CAUSALPROF_REC_DENIED.
+ *   missing file, -EACCES for a file the caller may not read. Points
+ *   belong to the session: they go when it stops. A point stops counting
+ *   a process that changed credentials since and that the caller may no
+ *   longer ptrace-attach: see CAUSALPROF_REC_DENIED.
  * CAUSALPROF_CMD_PROGRESS_DEL (control, owner only)
  *     CAUSALPROF_A_PROGRESS: NLA_NESTED, required, with only
  *       CAUSALPROF_PP_A_ID: NLA_U32, required
