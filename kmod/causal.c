@@ -44,10 +44,10 @@
 #include "causal.h"
 #include "compat.h"
 #include "progress.h"
+#include "sideband.h"
 #include "tasks.h"
 
 #include <linux/atomic.h>
-#include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/init.h>
 #include <linux/irq_work.h>
@@ -62,7 +62,6 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
@@ -546,24 +545,25 @@ static void account(struct cp_task *t, u64 asked, u64 slept, bool capped)
  * The session checked, when the experiment started, that its starter may
  * ptrace-attach the target. A target may have changed since: a process
  * that execs a setuid program keeps being a target, and its children too.
- * So the payer itself, in task context, is judged again by the same rule
- * (uids and gids, dumpable; CAP_SYS_PTRACE in the initial namespace for
- * any), and not delayed when it fails.
+ * So the payer itself, in task context, is judged again by the starter's
+ * credentials, held since (ptrace_may_access() is not exported, and would
+ * judge current's credentials and let current through: see access.c), and
+ * not delayed when it fails; the session is told. With any (CAP_SYS_PTRACE
+ * in the initial namespace, or CAP_SYS_ADMIN for a system-wide session)
+ * every thread may be delayed. The session releases the credentials after
+ * the stop, whose grace period waits for this read-side section.
  */
-static bool may_delay_current(void)
+static bool may_delay_current(u32 id)
 {
-	const struct cred *cred = current_real_cred();
-	const struct cp_starter *s = &exp.starter;
+	bool ok;
 
-	if (s->any)
-		return true;
-	if (!uid_eq(cred->uid, s->uid) || !uid_eq(cred->euid, s->uid) ||
-	    !uid_eq(cred->suid, s->uid) || !gid_eq(cred->gid, s->gid) ||
-	    !gid_eq(cred->egid, s->gid) || !gid_eq(cred->sgid, s->gid))
-		return false;
-	/* Dumpability after the credentials: pairs with commit_creds(). */
-	smp_rmb();
-	return current->mm && get_dumpable(current->mm) == SUID_DUMP_USER;
+	rcu_read_lock();
+	ok = !exp_live(id) || exp.starter.any ||
+	     cp_caller_may_attach(&exp.starter.caller, current);
+	if (!ok)
+		cp_sideband_denied(current, 0, CAUSALPROF_DENIED_F_DELAYS);
+	rcu_read_unlock();
+	return ok;
 }
 
 /*
@@ -594,7 +594,7 @@ static noinline void settle(struct cp_task *t)
 	smp_mb__after_atomic();
 	if (!exp_live(id))
 		goto out;
-	if (!may_delay_current()) {
+	if (!may_delay_current(id)) {
 		atomic_or(CP_TASK_EXEMPT, &t->flags);
 		goto out;
 	}
@@ -841,12 +841,15 @@ MODULE_PARM_DESC(wake_payments, "A woken thread pays what it owes on its way to 
  * threads waiting for it would never see the delay. So a woken target
  * that owes at least min_pause_us also gets its payment queued, to run on
  * its way back to user mode from the wait (TWA_RESUME: a flag on a task
- * that is not running yet, or an IPI where it still is). Under wakee's
- * pi_lock, from task or interrupt context; never NMI.
+ * that is not running yet, or an IPI where it still is). A task that never
+ * returns to user mode (CP_PF_NO_USER: a kernel thread, an io_uring or
+ * vhost worker of a target) would never run it, and its module reference
+ * would keep the module from unloading: none is queued there. Under
+ * wakee's pi_lock, from task or interrupt context; never NMI.
  */
 static void queue_wake_payment(struct task_struct *p, struct cp_task *t, u32 id)
 {
-	if (!READ_ONCE(wake_payments) || (p->flags & (PF_KTHREAD | PF_EXITING)))
+	if (!READ_ONCE(wake_payments) || (p->flags & (CP_PF_NO_USER | PF_EXITING)))
 		return;
 	if (atomic_read(&t->flags) & (CP_TASK_EXEMPT | CP_TASK_PAYING))
 		return;

@@ -7,9 +7,10 @@
 #ifndef _CAUSALPROF_CAUSAL_H
 #define _CAUSALPROF_CAUSAL_H
 
+#include "access.h"
+
 #include <linux/causalprof.h>
 #include <linux/types.h>
-#include <linux/uidgid.h>
 
 struct dentry;
 struct pid_namespace;
@@ -28,12 +29,11 @@ struct task_struct;
 
 /*
  * Who started an experiment, as far as whom it may delay goes: threads
- * whose every uid and gid are uid and gid and that are dumpable, or,
- * with any, every thread.
+ * caller may ptrace-attach (its credentials, held by the session until
+ * the experiment has stopped), or, with any, every thread.
  */
 struct cp_starter {
-	kuid_t uid;
-	kgid_t gid;
+	struct cp_caller caller;
 	bool any;
 };
 

@@ -55,6 +55,18 @@ static inline bool cp_nmi_defers_task_work(void)
 }
 
 /*
+ * Tasks that never return to user mode, so never run task work queued with
+ * TWA_RESUME: kernel threads, io_uring's workers and, since 6.4, the user
+ * workers vhost starts (PF_USER_WORKER, 54e6842d0775 "fork/vm: Move common
+ * PF_IO_WORKER behavior to new flag"), which 6.1 does not have.
+ */
+#ifdef PF_USER_WORKER
+#define CP_PF_NO_USER		(PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER)
+#else
+#define CP_PF_NO_USER		(PF_KTHREAD | PF_IO_WORKER)
+#endif
+
+/*
  * What a generic netlink family's pre_doit is given: the command's split
  * ops since 6.2 (Jakub Kicinski's series "genetlink: split ops", which
  * made pre_doit and post_doit take struct genl_split_ops), before that the

@@ -2,7 +2,10 @@
 /*
  * Where an ELF file's code is: the PT_LOAD segments with PF_X in its
  * program headers, read from the file (not from a process that maps it: a
- * progress point may be placed before any target has mapped its file).
+ * progress point may be placed before any target has mapped its file),
+ * less the file's headers: a file whose first PT_LOAD is executable (linked
+ * without -z separate-code) maps its ELF, program and maybe section
+ * headers as code, and they are none.
  * Only the ELF header and the program headers are read, each bounded; 32-
  * and 64-bit files alike, of the machine's byte order.
  */
@@ -31,6 +34,12 @@ static int read_exact(struct file *file, void *buf, size_t len, loff_t pos)
 	if (n < 0)
 		return n;
 	return n == len ? 0 : -ENOEXEC;
+}
+
+/* Whether off lies in the n entries of size bytes from start. */
+static bool in_table(u64 off, u64 start, u64 n, u64 size)
+{
+	return off >= start && off - start < n * size;
 }
 
 /* Whether program header i of phdrs covers off in an executable segment. */
@@ -64,10 +73,10 @@ int cp_elf_code_at(const struct path *path, u64 off)
 		struct elf32_hdr e32;
 		struct elf64_hdr e64;
 	} eh;
-	unsigned int phnum, phentsize, i;
+	unsigned int phnum, phentsize, shnum, shentsize, ehsize, i;
 	struct file *file;
 	void *phdrs;
-	u64 phoff;
+	u64 phoff, shoff;
 	bool is64;
 	int ret;
 
@@ -86,21 +95,33 @@ int cp_elf_code_at(const struct path *path, u64 off)
 		if (ret)
 			goto out;
 		ret = -ENOEXEC;
+		ehsize = sizeof(eh.e64);
 		phoff = eh.e64.e_phoff;
 		phnum = eh.e64.e_phnum;
 		phentsize = eh.e64.e_phentsize;
+		shoff = eh.e64.e_shoff;
+		shnum = eh.e64.e_shnum;
+		shentsize = eh.e64.e_shentsize;
 		if (phentsize != sizeof(struct elf64_phdr))
 			goto out;
 	} else if (eh.ident[EI_CLASS] == ELFCLASS32) {
+		ehsize = sizeof(eh.e32);
 		phoff = eh.e32.e_phoff;
 		phnum = eh.e32.e_phnum;
 		phentsize = eh.e32.e_phentsize;
+		shoff = eh.e32.e_shoff;
+		shnum = eh.e32.e_shnum;
+		shentsize = eh.e32.e_shentsize;
 		if (phentsize != sizeof(struct elf32_phdr))
 			goto out;
 	} else {
 		goto out;
 	}
 	if (!phnum || phnum > CP_ELF_MAX_PHDRS || phoff > i_size_read(file_inode(file)))
+		goto out;
+	ret = -ERANGE;
+	if (off < ehsize || in_table(off, phoff, phnum, phentsize) ||
+	    in_table(off, shoff, shnum, shentsize))
 		goto out;
 
 	phdrs = kmalloc_array(phnum, phentsize, GFP_KERNEL);

@@ -59,9 +59,12 @@ int cp_event_validate(const struct cp_event *ev, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "event period is 2^63 or more");
 		return -EINVAL;
 	}
-	/* It is printed: in messages, the kernel log. */
+	/*
+	 * It is printed: in messages, the kernel log. ASCII only: isprint()
+	 * takes 0xa0-0xff for Latin-1.
+	 */
 	for (p = ev->name; *p; p++) {
-		if (!isprint(*p)) {
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e) {
 			NL_SET_ERR_MSG(extack, "event name: printable ASCII characters only");
 			return -EINVAL;
 		}

@@ -27,6 +27,22 @@
  * at its first hit for the breakpoint to be taken out of its address space
  * (UPROBE_HANDLER_REMOVE, which the filter confirms).
  *
+ * A point changes the processes it is in, so each is judged as it was
+ * when the point was added: whoever added it must still be allowed to
+ * ptrace-attach it (access.c, by the adder's credentials, held by the
+ * point). A target may stop qualifying: it execs a setuid or setcap file,
+ * or changes its credentials with set*id(). No hook tells a module of a
+ * change of credentials (commit_creds() has no tracepoint, and a kprobe on
+ * it would see the credentials before they are installed), so the
+ * judgement is made where the point acts: in the filter, for the process
+ * that maps the probed file (exec maps the new image after it installs
+ * the new credentials and dumpability: a setuid image never gets the
+ * breakpoint), and for the address spaces found at registration; and in
+ * the handler, for the process that hits the breakpoint (after set*id()).
+ * A process that fails is not counted, has the breakpoint taken out of
+ * its memory where only its threads use it, and the session gets a
+ * CAUSALPROF_REC_DENIED record, once per point and process in a row.
+ *
  * What may be probed: a regular file, named without a symbolic link, at an
  * offset inside a segment that the ELF file's program headers mark
  * executable (elfcode.c); uprobes then refuses an instruction it cannot
@@ -45,10 +61,12 @@
  * only where a target maps the file already, from the page cache then.
  */
 
+#include "access.h"
 #include "causal.h"
 #include "compat.h"
 #include "elfcode.h"
 #include "progress.h"
+#include "sideband.h"
 #include "targets.h"
 
 #include <linux/atomic.h>
@@ -88,6 +106,8 @@ struct cp_point {
 	struct path path;		/* held while the probes are registered */
 	struct inode *inode;		/* the real inode (below an overlay) */
 	struct cp_probe begin, end;	/* end: latency points only */
+	struct cp_caller adder;		/* who added it, judging its targets */
+	atomic_t denied;		/* the last process told it is denied */
 
 	atomic64_t hits;		/* throughput points */
 
@@ -110,8 +130,9 @@ static struct cp_point *points[CP_MAX_PROGRESS];
 
 static struct {
 	atomic64_t hits;	/* counted, every point */
-	atomic64_t ignored;	/* hits by tasks that are not targets */
+	atomic64_t ignored;	/* hits not counted: not a target, or denied */
 	atomic64_t removed;	/* of those, breakpoints taken out of their mm */
+	atomic64_t denied;	/* of those, targets the adder may not change */
 	atomic64_t stray_ends;
 	atomic64_t added;	/* points, since load */
 	atomic64_t deleted;
@@ -123,9 +144,10 @@ static const char *const kind_names[] = {
 };
 
 /*
- * A hit by a task that is not followed: not counted. Its breakpoints may
- * go if nothing but its own threads uses its memory (mm_users only ever
- * exceeds the thread count, by transient references or another process).
+ * A hit by a task that is not followed, or denied (deny()): not counted.
+ * Its breakpoints may go if nothing but its own threads uses its memory
+ * (mm_users only ever exceeds the thread count, by transient references
+ * or another process).
  */
 static int ignore(void)
 {
@@ -138,12 +160,12 @@ static int ignore(void)
 }
 
 /*
- * Whether a target uses mm. Its processes are looked at under RCU, the
- * targets' threads until one with an address space (the leader's is gone
- * when it exited before its threads): at registration, once per address
- * space that maps the file.
+ * Whether a target that pt's adder may change uses mm. Its processes are
+ * looked at under RCU, the targets' threads until one with an address
+ * space (the leader's is gone when it exited before its threads): at
+ * registration, once per address space that maps the file.
  */
-static bool mm_of_target(struct mm_struct *mm)
+static bool mm_of_target(struct cp_point *pt, struct mm_struct *mm)
 {
 	struct task_struct *p, *t;
 	bool found = false;
@@ -156,7 +178,7 @@ static bool mm_of_target(struct mm_struct *mm)
 			struct mm_struct *tmm = READ_ONCE(t->mm);
 
 			if (tmm) {
-				found = tmm == mm;
+				found = tmm == mm && cp_caller_may_attach(&pt->adder, t);
 				break;
 			}
 		}
@@ -168,15 +190,39 @@ static bool mm_of_target(struct mm_struct *mm)
 }
 
 /*
- * Whether the probe's breakpoint belongs in mm: in a target's only. mm is
- * current's when a process maps the file (and, on 6.12, when a handler's
- * removal is confirmed); another's at registration.
+ * Whether pt may count current, a target: its adder may still
+ * ptrace-attach it. If not, the session is told, unless it was told of
+ * this process last.
+ */
+static bool may_count_current(struct cp_point *pt)
+{
+	if (cp_caller_may_attach(&pt->adder, current))
+		return true;
+	if (atomic_xchg(&pt->denied, current->tgid) != current->tgid)
+		cp_sideband_denied(current, pt->id, CAUSALPROF_DENIED_F_POINT);
+	return false;
+}
+
+/*
+ * Whether the probe's breakpoint belongs in mm: in a target's only, one
+ * the point's adder may change. mm is current's when a process maps the
+ * file (and, on 6.12, when a handler's removal is confirmed); another's at
+ * registration.
  */
 static bool probe_filter(CP_UPROBE_FILTER_ARGS(uc, mm))
 {
+	struct cp_point *pt = container_of(uc, struct cp_probe, uc)->pt;
+
 	if (mm == current->mm)
-		return cp_target_match(current);
-	return mm_of_target(mm);
+		return cp_target_match(current) && may_count_current(pt);
+	return mm_of_target(pt, mm);
+}
+
+/* A hit by a target the point's adder may no longer change: not counted. */
+static int deny(void)
+{
+	atomic64_inc(&stats.denied);
+	return ignore();
 }
 
 /*
@@ -214,6 +260,8 @@ static int throughput_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 
 	if (!cp_target_match(current))
 		return ignore();
+	if (!may_count_current(p->pt))
+		return deny();
 	atomic64_inc(&p->pt->hits);
 	atomic64_inc(&stats.hits);
 	span_hit(p->pt);
@@ -238,6 +286,8 @@ static int latency_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 
 	if (!cp_target_match(current))
 		return ignore();
+	if (!may_count_current(pt))
+		return deny();
 
 	raw_spin_lock_irqsave(&pt->lock, flags);
 	integrate(pt, ktime_get_ns());
@@ -328,6 +378,7 @@ static void point_free(struct cp_point *pt)
 {
 	if (pt->inode)
 		path_put(&pt->path);
+	cp_caller_put(&pt->adder);
 	kfree(pt->name);
 	kfree(pt);
 }
@@ -369,8 +420,9 @@ static int args_check(u32 kind, const char *name, u64 offset, u64 end_offset,
  * others wait for. cp_progress_add() registers it, cp_progress_put()
  * drops it.
  */
-struct cp_point *cp_progress_open(u32 id, u32 kind, const char *name, u64 offset,
-				  u64 end_offset, struct netlink_ext_ack *extack)
+struct cp_point *cp_progress_open(const struct cp_owner *who, u32 id, u32 kind,
+				  const char *name, u64 offset, u64 end_offset,
+				  struct netlink_ext_ack *extack)
 {
 	struct cp_point *pt;
 	int ret;
@@ -383,6 +435,7 @@ struct cp_point *cp_progress_open(u32 id, u32 kind, const char *name, u64 offset
 		return ERR_PTR(-ENOMEM);
 	pt->id = id;
 	pt->kind = kind;
+	cp_caller_get(&pt->adder, who);
 	raw_spin_lock_init(&pt->lock);
 	pt->begin.offset = offset;
 	pt->end.offset = end_offset;
@@ -407,6 +460,12 @@ struct cp_point *cp_progress_open(u32 id, u32 kind, const char *name, u64 offset
 	if (!S_ISREG(pt->inode->i_mode)) {
 		NL_SET_ERR_MSG(extack, "not a regular file");
 		ret = -EINVAL;
+		goto err_free;
+	}
+	/* Read as the caller may: what the checks below say tells the contents. */
+	ret = cp_caller_may_read(&pt->adder, &pt->path);
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "no permission to read the file");
 		goto err_free;
 	}
 
@@ -649,6 +708,7 @@ void __init cp_progress_debugfs(struct dentry *parent)
 		{ "hits",	&stats.hits },
 		{ "ignored",	&stats.ignored },
 		{ "removed",	&stats.removed },
+		{ "denied",	&stats.denied },
 		{ "stray_ends",	&stats.stray_ends },
 		{ "added",	&stats.added },
 		{ "deleted",	&stats.deleted },

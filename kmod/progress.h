@@ -9,6 +9,7 @@
 
 #include <linux/types.h>
 
+struct cp_owner;
 struct cp_point;
 struct dentry;
 struct netlink_ext_ack;
@@ -26,16 +27,20 @@ struct seq_file;
  * Open, which looks the file up and reads its headers (as long as its file
  * system likes), runs before, without a lock; add then takes the point.
  *
- * path is absolute; end_offset is 0 for a throughput point and the end
- * probe's offset for a latency point. Errors: -EINVAL for bad arguments
+ * who asked (NULL through /proc: current); the point keeps its credentials,
+ * by which every process it reaches is judged (see progress.c). path is
+ * absolute; end_offset is 0 for a throughput point and the end probe's
+ * offset for a latency point. Errors: -EACCES (or what inode_permission()
+ * says) for a file the caller may not read, -EINVAL for bad arguments
  * (kind, relative path, a symbolic link in it, not a regular ELF file,
  * offset past the end or outside the executable segments, no instruction
  * uprobes can step there, end given or missing), -ENOENT for a missing
  * file, -EEXIST for an id in use, -ENOSPC beyond CP_MAX_PROGRESS points;
  * del: -ENOENT.
  */
-struct cp_point *cp_progress_open(u32 id, u32 kind, const char *path, u64 offset,
-				  u64 end_offset, struct netlink_ext_ack *extack);
+struct cp_point *cp_progress_open(const struct cp_owner *who, u32 id, u32 kind,
+				  const char *path, u64 offset, u64 end_offset,
+				  struct netlink_ext_ack *extack);
 void cp_progress_put(struct cp_point *pt);
 int cp_progress_add(struct cp_point *pt, struct netlink_ext_ack *extack);
 int cp_progress_del(u32 id, struct netlink_ext_ack *extack);

@@ -71,6 +71,8 @@ struct cp_session {
 	/* Stops experiment exp_id once it has run max_experiment_s. */
 	struct delayed_work exp_timeout;
 	u32 exp_id;
+	/* Its starter's credentials: payers are judged by them until it stops. */
+	struct cp_caller exp_caller;
 };
 
 /*
@@ -215,6 +217,8 @@ int cp_session_start(const struct cp_config *cfg, struct netlink_ext_ack *extack
 	ret = cp_hooks_start(cfg, extack);
 	if (ret)
 		goto err_stop_sideband;
+	if (!all)
+		cp_targets_recheck(tgid);
 	ret = cp_sideband_dump(all, tgid, extack);
 	if (ret)
 		goto err_stop_hooks;
@@ -294,9 +298,12 @@ static int experiment_stop_locked(u16 flags)
 	lockdep_assert_held(&sess.lock);
 
 	ret = cp_causal_stop(flags, &rec);
-	if (!ret)
-		cp_stream_emit(rec, rec->hdr.size);
-	return ret;
+	if (ret)
+		return ret;
+	cp_stream_emit(rec, rec->hdr.size);
+	/* No payer reads them after the stop's grace period. */
+	cp_caller_put(&sess.exp_caller);
+	return 0;
 }
 
 /*
@@ -515,16 +522,19 @@ int cp_session_experiment_start(const struct cp_owner *who, u32 speedup,
 		goto out_unlock;
 	}
 	starter = (struct cp_starter){
-		.uid = current_uid(),
-		.gid = current_gid(),
 		.any = cp_capable(who, CAP_SYS_PTRACE) ||
 		       (!sess.target && cp_capable(who, CAP_SYS_ADMIN)),
 	};
+	cp_caller_get(&starter.caller, who);
 	ret = cp_causal_start(speedup, ranges, nr, &starter, &sess.exp_id);
-	if (!ret)
+	if (!ret) {
+		sess.exp_caller = starter.caller;
 		mod_delayed_work(system_wq, &sess.exp_timeout,
 				 clamp(READ_ONCE(max_experiment_s), 1U, 3600U) * HZ);
-	else if (ret == -EBUSY)
+	} else {
+		cp_caller_put(&starter.caller);
+	}
+	if (ret == -EBUSY)
 		NL_SET_ERR_MSG(extack, "an experiment is already running");
 	else if (ret)
 		NL_SET_ERR_MSG(extack, "cannot start the experiment");
@@ -587,7 +597,7 @@ int cp_session_progress_add(const struct cp_owner *who, u32 id, u32 kind, const 
 		NL_SET_ERR_MSG(extack, "the module is being unloaded");
 		return -ENODEV;
 	}
-	pt = cp_progress_open(id, kind, path, offset, end_offset, extack);
+	pt = cp_progress_open(who, id, kind, path, offset, end_offset, extack);
 	if (IS_ERR(pt)) {
 		ret = PTR_ERR(pt);
 		goto out_put;

@@ -2,7 +2,8 @@
 /*
  * The records a reader needs to make sense of samples: which files a
  * process maps where (MMAP), what its threads are called (COMM), and when
- * they start and end (FORK, EXIT). A session starts with those of every
+ * they start and end (FORK, EXIT); and which targets it may no longer
+ * change (DENIED). A session starts with those of every
  * target as it is, then hooks.c reports the changes as they happen. None of
  * this runs in NMI; the records share one ring, under a lock.
  */
@@ -85,6 +86,31 @@ void cp_sideband_task(u16 type, const struct task_struct *t, const struct task_s
 		rec->tid = t->pid;
 		rec->ppid = parent ? parent->tgid : 0;
 		rec->ptid = parent ? parent->pid : 0;
+		cp_stream_sb_commit(next);
+	}
+	cp_stream_sb_unlock(irq);
+}
+
+/*
+ * A target the session may no longer change (struct causalprof_denied):
+ * point (CAUSALPROF_DENIED_F_POINT) or delays (CAUSALPROF_DENIED_F_DELAYS)
+ * stop at thread t. Task context; the caller makes sure the session's
+ * stream is there (a point's handler or filter, a payer of the running
+ * experiment).
+ */
+void cp_sideband_denied(const struct task_struct *t, u32 point, u16 flags)
+{
+	struct causalprof_denied *rec;
+	unsigned long next, irq;
+
+	irq = cp_stream_sb_lock();
+	rec = sb_record(CAUSALPROF_REC_DENIED, flags, sizeof(*rec), &next);
+	if (rec) {
+		rec->time_ns = ktime_get_mono_fast_ns();
+		rec->pid = t->tgid;
+		rec->tid = t->pid;
+		rec->point = point;
+		rec->pad = 0;
 		cp_stream_sb_commit(next);
 	}
 	cp_stream_sb_unlock(irq);

@@ -14,7 +14,10 @@
 #include <linux/bitmap.h>
 #include <linux/moduleparam.h>
 #include <linux/netlink.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/threads.h>
 #include <linux/vmalloc.h>
 
@@ -88,6 +91,25 @@ bool cp_targets_add(pid_t tgid)
 	if (test_and_set_bit(tgid, set.map))
 		atomic_dec(&set.count);
 	return true;
+}
+
+/*
+ * Once the exit hook runs: the process tgid, found before it did, may have
+ * exited in between, unseen, and a later process given its tgid would be
+ * followed. Its last thread makes signal->live 0 before the exit hook
+ * fires: seen 0 here, the bit goes now; seen above 0, the hook clears it.
+ */
+void cp_targets_recheck(pid_t tgid)
+{
+	struct task_struct *p;
+	bool live;
+
+	rcu_read_lock();
+	p = pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_TGID);
+	live = p && atomic_read(&p->signal->live);
+	rcu_read_unlock();
+	if (!live)
+		cp_targets_del(tgid);
 }
 
 /* A followed process is gone: its tgid may soon name another one. */

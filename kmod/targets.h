@@ -19,5 +19,6 @@ bool cp_target_match(const struct task_struct *t);
 bool cp_targets_has(pid_t tgid);
 bool cp_targets_add(pid_t tgid);
 void cp_targets_del(pid_t tgid);
+void cp_targets_recheck(pid_t tgid);
 
 #endif /* _CAUSALPROF_TARGETS_H */

@@ -417,6 +417,12 @@ struct cp_prog {
 
 void cp_prog_init(struct cp_prog *p);
 int cp_prog_spawn(struct cp_prog *p);
+/*
+ * The progress program at path (a copy of it), held: its pid known, it
+ * runs once cp_target_release(&p->t), then says "ready ..." on p->t.out.
+ * Addresses and offsets are left 0.
+ */
+int cp_prog_spawn_held(struct cp_prog *p, const char *path);
 void cp_prog_kill(struct cp_prog *p);
 int cp_prog_cmd(struct cp_prog *p, const char *cmd, char *reply, size_t size);
 /* n calls of tp() by @threads threads: exactly n hits of a point there. */

@@ -48,6 +48,7 @@
 #define XP_MIN_MS		100	/* an experiment's length: at first, at least */
 #define XP_MAX_MS		3200	/* and at most */
 #define XP_TARGET_VISITS	5	/* per experiment and progress point */
+#define DENIED_SHOWN		8	/* DENIED records told one by one at the end */
 #define E2E_RUNS		20	/* --end-to-end without --runs */
 #define CAUSAL_NICE		10	/* cprof's own, in causal mode */
 #define EVERY_FREQ		99	/* --every's default -F, as perf users know it */
@@ -236,6 +237,8 @@ struct record {
 	/* What came */
 	bool end_seen;
 	uint64_t samples, lost, sideband;
+	struct causalprof_denied denied[DENIED_SHOWN];	/* the first DENIED */
+	uint64_t nr_denied;
 	uint64_t end_samples, end_lost;
 	uint64_t bad_batches, foreign;
 
@@ -891,6 +894,7 @@ static void write_perfmaps(struct record *r)
 static void take_batch(struct record *r, const unsigned char *p, size_t len)
 {
 	const struct causalprof_record_hdr *h;
+	const struct causalprof_denied *d;
 	const struct causalprof_count *c;
 	const struct causalprof_mmap *m;
 	const struct causalprof_lost *l;
@@ -945,6 +949,13 @@ static void take_batch(struct record *r, const unsigned char *p, size_t len)
 					 !strncmp(m->path, "/memfd:", 7))) {
 				note_jit(r, m->pid);
 			}
+			break;
+		case CAUSALPROF_REC_DENIED:
+			d = cp_rec_denied(h);
+			if (d && r->nr_denied < DENIED_SHOWN)
+				r->denied[r->nr_denied] = *d;
+			if (d)
+				r->nr_denied++;
 			break;
 		case CAUSALPROF_REC_END:
 			e = cp_rec_end(h);
@@ -1519,6 +1530,29 @@ static int stop(struct record *r)
 	return 0;
 }
 
+/*
+ * Targets the module stopped changing: they changed credentials (a setuid
+ * or setcap program, set*id()) and the user may no longer ptrace them.
+ */
+static void denied_summary(const struct record *r)
+{
+	const struct causalprof_denied *d;
+	uint64_t i;
+
+	for (i = 0; i < r->nr_denied && i < DENIED_SHOWN; i++) {
+		d = &r->denied[i];
+		if (d->hdr.flags & CAUSALPROF_DENIED_F_POINT)
+			fprintf(stderr, "%s: warning: process %" PRIu32 " changed credentials: progress point %" PRIu32 " no longer counts it\n",
+				r->prog, d->pid, d->point);
+		else
+			fprintf(stderr, "%s: warning: thread %" PRIu32 " of process %" PRIu32 " changed credentials: the experiment no longer delays it\n",
+				r->prog, d->tid, d->pid);
+	}
+	if (r->nr_denied > DENIED_SHOWN)
+		fprintf(stderr, "%s: warning: %" PRIu64 " more targets changed credentials\n", r->prog,
+			r->nr_denied - DENIED_SHOWN);
+}
+
 static void summary(struct record *r)
 {
 	uint64_t lost = r->end_seen ? r->end_lost : r->lost;
@@ -1551,6 +1585,7 @@ static void summary(struct record *r)
 	if (r->nl.bad_msgs)
 		fprintf(stderr, "%s: warning: %" PRIu64 " malformed RECORDS messages were ignored\n",
 			r->prog, r->nl.bad_msgs);
+	denied_summary(r);
 }
 
 /* Causal mode's end: experiments done, what went wrong; true when none ran. */

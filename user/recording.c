@@ -344,6 +344,11 @@ const struct causalprof_count *cp_rec_count(const struct causalprof_record_hdr *
 	return view(h, CAUSALPROF_REC_COUNT, sizeof(struct causalprof_count));
 }
 
+const struct causalprof_denied *cp_rec_denied(const struct causalprof_record_hdr *h)
+{
+	return view(h, CAUSALPROF_REC_DENIED, sizeof(struct causalprof_denied));
+}
+
 const struct causalprof_experiment *cp_rec_experiment(const struct causalprof_record_hdr *h)
 {
 	const struct causalprof_experiment *e = view(h, CAUSALPROF_REC_EXPERIMENT, sizeof(*e));
@@ -499,6 +504,7 @@ bool cp_rec_time(const struct causalprof_record_hdr *h, uint64_t *time_ns)
 	case CAUSALPROF_REC_END:
 	case CAUSALPROF_REC_EXPERIMENT:
 	case CAUSALPROF_REC_COUNT:
+	case CAUSALPROF_REC_DENIED:
 		if (h->size < HDR_SIZE + sizeof(uint64_t))
 			return false;
 		memcpy(time_ns, h + 1, sizeof(*time_ns));

@@ -172,6 +172,7 @@ const struct causalprof_end *cp_rec_end(const struct causalprof_record_hdr *h);
 uint64_t cp_rec_end_fallback(const struct causalprof_end *e);
 const struct causalprof_stack *cp_rec_stack(const struct causalprof_record_hdr *h);
 const struct causalprof_count *cp_rec_count(const struct causalprof_record_hdr *h);
+const struct causalprof_denied *cp_rec_denied(const struct causalprof_record_hdr *h);
 /* An EXPERIMENT whose size holds its nr_ranges ranges and nr_points points. */
 const struct causalprof_experiment *cp_rec_experiment(const struct causalprof_record_hdr *h);
 const struct causalprof_exp_range *cp_exp_ranges(const struct causalprof_experiment *e);

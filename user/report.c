@@ -261,6 +261,7 @@ static const char *type_name(uint16_t type)
 	case CAUSALPROF_REC_EXPERIMENT:	return "EXPERIMENT";
 	case CAUSALPROF_REC_STACK:	return "STACK";
 	case CAUSALPROF_REC_COUNT:	return "COUNT";
+	case CAUSALPROF_REC_DENIED:	return "DENIED";
 	case CP_REC_BUILDID:		return "BUILDID";
 	case CP_REC_PERFMAP:		return "PERFMAP";
 	}

@@ -213,33 +213,49 @@ void cp_prog_init(struct cp_prog *p)
 	p->t.out = -1;
 }
 
-/* The target reads commands from a pipe whose read end it inherits. */
-int cp_prog_spawn(struct cp_prog *p)
+/*
+ * The target, p->path, forked with the read end of its command pipe
+ * (which it inherits), held until released when held.
+ */
+static int prog_fork(struct cp_prog *p, bool held)
 {
-	char fd[16], buf[256];
+	char fd[16];
 	char *argv[] = { p->path, fd, NULL };
-	unsigned long long tp, begin, end;
 	int fds[2], ret;
 
-	cp_prog_init(p);
-	ret = cp_target_path("progress", p->path, sizeof(p->path));
-	if (ret)
-		return ret;
 	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
 	if (fcntl(fds[0], F_SETFD, 0)) {
+		ret = -errno;
 		close(fds[0]);
 		close(fds[1]);
-		return -errno;
+		return ret;
 	}
 	snprintf(fd, sizeof(fd), "%d", fds[0]);
-	ret = cp_target_spawn(&p->t, argv, false);
+	ret = cp_target_spawn(&p->t, argv, held);
 	close(fds[0]);
 	if (ret) {
 		close(fds[1]);
 		return ret;
 	}
 	p->cmd = fds[1];
+	p->pid = p->t.pid;
+	return 0;
+}
+
+int cp_prog_spawn(struct cp_prog *p)
+{
+	char buf[256];
+	unsigned long long tp, begin, end;
+	int ret;
+
+	cp_prog_init(p);
+	ret = cp_target_path("progress", p->path, sizeof(p->path));
+	if (ret)
+		return ret;
+	ret = prog_fork(p, false);
+	if (ret)
+		return ret;
 	ret = cp_target_read(&p->t, buf, sizeof(buf), "\n", 10000);
 	if (ret < 0)
 		return ret;
@@ -253,6 +269,14 @@ int cp_prog_spawn(struct cp_prog *p)
 	    cp_file_offset(p->pid, p->end, &p->off_end))
 		return -ENOENT;
 	return 0;
+}
+
+int cp_prog_spawn_held(struct cp_prog *p, const char *path)
+{
+	cp_prog_init(p);
+	if (snprintf(p->path, sizeof(p->path), "%s", path) >= (int)sizeof(p->path))
+		return -ENAMETOOLONG;
+	return prog_fork(p, true);
 }
 
 void cp_prog_kill(struct cp_prog *p)

@@ -117,12 +117,14 @@
  * Starting an experiment (which delays the session's targets) and adding
  * a progress point (breakpoints in their memory) change the targets: as
  * for perf's events that change their target, they need the right to
- * ptrace-attach the session's target (same uid and dumpable, or
- * CAP_SYS_PTRACE), else -EPERM; -ESRCH once it has exited. A system-wide
- * session's targets are every task: CAP_SYS_ADMIN or CAP_SYS_PTRACE. The
- * extack message of an -EPERM says which rule applied ("only the session's
- * owner may do this", "the session is controlled through /proc", "no right
- * to ptrace-attach the session's target"). The policies are strict: an
+ * ptrace-attach the session's target (same uid, dumpable and no
+ * permitted capability the caller lacks, or CAP_SYS_PTRACE; never a
+ * kernel thread or an exited task), else -EPERM; -ESRCH once it has
+ * exited. A system-wide session's targets are every task: CAP_SYS_ADMIN
+ * or CAP_SYS_PTRACE. The extack message of an -EPERM says which rule
+ * applied ("only the session's owner may do this", "the session is
+ * controlled through /proc", "no right to ptrace-attach the session's
+ * target"). The policies are strict: an
  * attribute a command does not list, or a nest without NLA_F_NESTED, at
  * any nesting level, is -EINVAL with the kernel's message ("Unknown
  * attribute type", "Unsupported attribute"); a bad value is -EINVAL with a
@@ -165,7 +167,10 @@
  *       CAUSALPROF_PP_A_END_OFFSET: NLA_U64, latency points only (required
  *                                   there): the end probe
  *   -EEXIST for an id in use, -ENOSPC beyond 16 points, -ENOENT for a
- *   missing file. Points belong to the session: they go when it stops.
+ *   missing file, -EACCES for a file the caller may not read. Points
+ *   belong to the session: they go when it stops. A point stops counting
+ *   a process that changed credentials since and that the caller may no
+ *   longer ptrace-attach: see CAUSALPROF_REC_DENIED.
  * CAUSALPROF_CMD_PROGRESS_DEL (control, owner only)
  *     CAUSALPROF_A_PROGRESS: NLA_NESTED, required, with only
  *       CAUSALPROF_PP_A_ID: NLA_U32, required
@@ -355,6 +360,7 @@ enum causalprof_record_type {
 	CAUSALPROF_REC_EXPERIMENT,
 	CAUSALPROF_REC_STACK,
 	CAUSALPROF_REC_COUNT,
+	CAUSALPROF_REC_DENIED,
 	__CAUSALPROF_REC_MAX
 };
 
@@ -620,6 +626,30 @@ struct causalprof_experiment {
 	/* struct causalprof_exp_point points[nr_points]; */
 	/* struct causalprof_exp_span spans[nr_points]; with CAUSALPROF_EXP_F_SPANS */
 	/* struct causalprof_exp_acct acct; with CAUSALPROF_EXP_F_ACCT */
+};
+
+/*
+ * A target process the session may no longer change: it changed its
+ * credentials (exec of a setuid or setcap file, set*id()) since the
+ * change was allowed, and whoever made it may no longer ptrace-attach it
+ * (Documentation/security.rst). With CAUSALPROF_DENIED_F_POINT, progress
+ * point point stops counting the process's passes (its count stays what it
+ * was) and its breakpoint leaves the process's memory, or never enters
+ * the image it execs; sent once for each point and process, from the
+ * thread tid that mapped the probed file or hit the breakpoint. With
+ * CAUSALPROF_DENIED_F_DELAYS (point 0), thread tid is not delayed any more
+ * in the running experiment; sent once for each thread and experiment.
+ */
+#define CAUSALPROF_DENIED_F_POINT	(1U << 0)
+#define CAUSALPROF_DENIED_F_DELAYS	(1U << 1)
+
+struct causalprof_denied {
+	struct causalprof_record_hdr hdr;
+	__u64	time_ns;
+	__u32	pid;		/* thread group id */
+	__u32	tid;
+	__u32	point;		/* CAUSALPROF_PP_A_ID, with CAUSALPROF_DENIED_F_POINT */
+	__u32	pad;
 };
 
 #endif /* _UAPI_LINUX_CAUSALPROF_H */
