@@ -826,7 +826,7 @@ void cp_xp_finish(struct cp_xp *x)
 #define TOP_LINES	3
 #define LINE_ENOUGH	60
 
-static void thin_lines(const struct cp_xp *x, char *buf, size_t len)
+void cp_xp_thin(const struct cp_xp *x, char *buf, size_t len)
 {
 	uint32_t top[TOP_LINES];
 	size_t i, j, n = 0, used = 0;
@@ -865,7 +865,7 @@ void cp_xp_status(const struct cp_xp *x, char *buf, size_t len)
 	char name[PATH_MAX + 16], thin[3 * PATH_MAX];
 	const char *base;
 
-	thin_lines(x, thin, sizeof(thin));
+	cp_xp_thin(x, thin, sizeof(thin));
 	if (x->state != XP_RUNNING) {
 		snprintf(buf, len, "%u experiments, progress %.1f/s%s", x->done, x->rate, thin);
 		return;
@@ -876,10 +876,6 @@ void cp_xp_status(const struct cp_xp *x, char *buf, size_t len)
 		 x->rate, base ? base + 1 : name, x->speedup, thin);
 }
 
-void cp_xp_thin(const struct cp_xp *x, char *buf, size_t len)
-{
-	thin_lines(x, buf, len);
-}
 
 unsigned int cp_xp_done(const struct cp_xp *x, char *warn, size_t len)
 {
