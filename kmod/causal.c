@@ -101,6 +101,7 @@ static struct {
 		atomic64_t credited_ns, inherited_ns;
 		atomic64_t wake_queued, sample_queued;
 		atomic64_t selected_ns, absorbed_ns;
+		atomic64_t visits, visit_ns;	/* struct causalprof_exp_visits */
 	} acct;
 	u64 owed_ns, owing;		/* at the stop, under the session lock */
 	atomic_t paying;	/* tasks in settle(), paying or about to */
@@ -204,6 +205,8 @@ int cp_causal_start(u32 speedup, const struct cp_range *ranges, unsigned int nr,
 	atomic64_set(&exp.acct.sample_queued, 0);
 	atomic64_set(&exp.acct.selected_ns, 0);
 	atomic64_set(&exp.acct.absorbed_ns, 0);
+	atomic64_set(&exp.acct.visits, 0);
+	atomic64_set(&exp.acct.visit_ns, 0);
 	exp.nr_snap0 = cp_progress_snapshot(exp.snap0, CP_MAX_PROGRESS);
 	exp.start_ns = ktime_get_ns();
 	exp.end_ns = 0;
@@ -274,6 +277,7 @@ static void build_result(u16 flags)
 	struct causalprof_exp_point *pt;
 	struct causalprof_exp_span *sp;
 	struct causalprof_exp_acct *ac;
+	struct causalprof_exp_visits *vi;
 	unsigned int i;
 
 	memset(&result, 0, sizeof(result));
@@ -283,8 +287,10 @@ static void build_result(u16 flags)
 	sp = (void *)(pt + exp.nr_snap);
 	rec->hdr.type = CAUSALPROF_REC_EXPERIMENT;
 	ac = (void *)(sp + exp.nr_snap);
-	rec->hdr.flags = flags | CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT;
-	rec->hdr.size = (void *)(ac + 1) - (void *)rec;
+	vi = (void *)(ac + 1);
+	rec->hdr.flags = flags | CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT |
+			 CAUSALPROF_EXP_F_VISITS;
+	rec->hdr.size = (void *)(vi + 1) - (void *)rec;
 	rec->time_ns = exp.end_ns;
 	rec->start_ns = exp.start_ns;
 	rec->wall_ns = exp.end_ns - exp.start_ns;
@@ -319,6 +325,8 @@ static void build_result(u16 flags)
 	ac->sample_queued = atomic64_read(&exp.acct.sample_queued);
 	ac->selected_ns = atomic64_read(&exp.acct.selected_ns);
 	ac->absorbed_ns = atomic64_read(&exp.acct.absorbed_ns);
+	vi->visits = atomic64_read(&exp.acct.visits);
+	vi->visit_ns = atomic64_read(&exp.acct.visit_ns);
 }
 
 static s64 owed(struct cp_task *t);
@@ -503,10 +511,11 @@ static void atomic64_max(atomic64_t *v, s64 val)
  * ahead: the thread owes that much less next (its local delay is ahead).
  * Coz's add_delays() goes further: a thread ahead of the global delay
  * raises it, so that the others owe the excess too and the effective
- * time does not count it. Measured on two vCPUs (overshoot 12-17 % of
- * what payments asked, bench/RESULTS.md 2026-11-27), raising it changed
- * no prediction, and on one CPU it makes the thread that hits pay the
- * others' overshoot: off by default, 1 to measure with it.
+ * time does not count it. That feeds back (the others' payments overshoot
+ * in turn: with min_pause_us 300 and three threads on two vCPUs the
+ * inserted delay ran away), and on one CPU it makes the thread that hits
+ * pay the others' overshoot: off by default, 1 to measure with it.
+ * Payments end early instead (sleep_for()).
  */
 static bool overshoot_global;
 module_param(overshoot_global, bool, 0644);
@@ -567,6 +576,49 @@ static bool may_delay_current(u32 id)
 }
 
 /*
+ * A payment's sleep ends late: the timer's slack, the wake-up's latency
+ * (under TCG a halted vCPU is woken a fifth of a millisecond late, 12-17 %
+ * of what payments asked on two vCPUs). The overshoot is credited to the
+ * payer, so it owes that much less later, but a payment on the critical
+ * path (a thread woken to take a lock, paying first) holds everybody up by
+ * it, and its credit is spent later where nobody waits: the program runs
+ * slower by every overshoot, and nothing subtracts it. Raising the global
+ * delay by it, as Coz does (overshoot_global), feeds back: the others owe
+ * it, pay it, overshoot in turn (runaway at min_pause_us 300 with three
+ * threads). Instead a payment asks the timer to end it early by how late
+ * recent wake-ups came (pay_late_ns, a moving average of slept - asked,
+ * at most half the payment), so that it ends on time on average; what it
+ * really slept is still what is credited.
+ */
+static bool pay_early = true;
+module_param(pay_early, bool, 0644);
+MODULE_PARM_DESC(pay_early, "End payments early by the recent wake-up latency (default 1; 0 to measure without)");
+
+static atomic64_t pay_late_ns;
+
+/* The sleep to ask the timer for, for a payment of amount ns. */
+static u64 sleep_for(u64 amount)
+{
+	s64 late = atomic64_read(&pay_late_ns);
+
+	if (!READ_ONCE(pay_early) || late <= 0)
+		return amount;
+	return amount - min_t(u64, late, amount / 2);
+}
+
+/* A sleep asked for asked ns lasted slept: late by the difference. */
+static void pay_late(u64 asked, u64 slept)
+{
+	s64 late = (s64)slept - (s64)asked, avg = atomic64_read(&pay_late_ns);
+
+	/* A signal or the stop ended it early: no measure of the timer. */
+	if (late < 0)
+		return;
+	late = min_t(s64, late, (s64)asked);
+	atomic64_set(&pay_late_ns, avg + (late - avg) / 8);
+}
+
+/*
  * On the way back to user mode: sleep off what the thread owes,
  * max_pause_us at a time, until it owes less than min_pause_us. As in Coz,
  * the time actually slept is what is credited, also when the experiment's
@@ -585,7 +637,7 @@ static noinline void settle(struct cp_task *t)
 {
 	s64 debt, least = 1;
 	u32 id = t->exp;
-	u64 t0, slept, amount;
+	u64 t0, slept, amount, asked;
 
 	if (current->flags & PF_EXITING)
 		return;
@@ -606,10 +658,13 @@ static noinline void settle(struct cp_task *t)
 	 */
 	while (exp_live(id) && !signal_pending(current) && (debt = owed(t)) >= least) {
 		amount = min_t(u64, debt, exp.max_pause_ns);
+		asked = sleep_for(amount);
 		t0 = ktime_get_ns();
-		__wait_event_hrtimeout(pay_wq, !exp_live(id), ns_to_ktime(amount),
+		__wait_event_hrtimeout(pay_wq, !exp_live(id), ns_to_ktime(asked),
 				       TASK_INTERRUPTIBLE);
 		slept = ktime_get_ns() - t0;
+		if (exp_live(id) && !signal_pending(current))
+			pay_late(asked, slept);
 		spin_lock(&seal_lock);
 		if (exp.id != id || exp.sealed == id) {
 			spin_unlock(&seal_lock);
@@ -660,69 +715,43 @@ static bool claim_payment(struct cp_task *t, u32 id)
 }
 
 /*
- * What a hit weighs: the run time of current since its last timed sample,
- * kept exactly from the switch hook (cp_causal_switch()), so that every
- * moment a thread runs stands behind one of its samples, the one that
- * ends it. A tick that comes late, or not at all (a vCPU its host did not
- * run, interrupts long off: under TCG with two vCPUs a third of them were
- * missing), loses nothing: the next sample stands for the time since, and
- * the time a thread ran before it blocked goes to its first sample after
- * its wake-up. Nominal periods would have the selected code read too
- * short, the delay inserted too small and every prediction low by that
- * share on several CPUs (Documentation/causal.rst). A thread not yet seen
- * switching in during the experiment starts its clock at its first
- * sample, which stands for the nominal period.
+ * What a hit weighs: the time since the previous tick of its CPU's
+ * cpu-clock timer, whatever that tick interrupted (cp_causal_tick(), also
+ * called for ticks in the idle task or in other tasks). Each tick stands
+ * for its CPU's interval, as a sample of a regular timer does; a tick that
+ * comes late or not at all (a vCPU its host did not run, interrupts long
+ * off: under TCG with two vCPUs a third of them were missing) makes the
+ * next one's interval longer, so no time is lost. Nominal periods would
+ * have the selected code read short, the delay inserted too small and
+ * every prediction low on several CPUs. The thread's own run time since
+ * its previous sample (the weight before 2026-11-27) reads long where a
+ * thread blocks between ticks: the time it ran before it blocked went to
+ * its first sample after the wake-up, which lands in the code that
+ * follows the wait (a critical section after its lock: 73-78 % of a
+ * thread's time where 67 % ran there, bench/RESULTS.md). A CPU's first
+ * tick, and an interval past CP_MAX_LATE periods (the timer was stopped:
+ * throttled, or the CPU offline), stand for the nominal period.
  */
 #define CP_MAX_LATE	64	/* periods */
 
-/* Hard irq (cpu-clock's hrtimer): current is t, the switch hook is out. */
-static u64 sample_weight(struct cp_task *t, u64 period)
-{
-	u64 now = local_clock(), run, weight;
+static DEFINE_PER_CPU(u64, tick_at);	/* local_clock() of the last tick */
+static DEFINE_PER_CPU(u64, tick_len);	/* the interval it ended; 0: none */
 
-	if (!(atomic_read(&t->flags) & CP_TASK_CLOCKED)) {
-		t->on_since = now;
-		t->ran = 0;
-		t->sampled = 0;
-		atomic_or(CP_TASK_CLOCKED, &t->flags);
-		return period;
-	}
-	run = t->ran + (now - t->on_since);
-	weight = run - t->sampled;
-	t->sampled = run;
-	return min(weight, period * CP_MAX_LATE);
+/* Hard irq: every tick of the cpu-clock event that times the hits. */
+void cp_causal_tick(void)
+{
+	u64 now = local_clock(), prev = __this_cpu_read(tick_at);
+
+	__this_cpu_write(tick_at, now);
+	__this_cpu_write(tick_len, prev ? now - prev : 0);
 }
 
-/*
- * __schedule(), runqueue locked, interrupts off: prev leaves its CPU, next
- * gets it (either may be no target). Their run-time clocks.
- */
-void cp_causal_switch(struct task_struct *prev, bool prev_target, struct task_struct *next,
-		      bool next_target)
+/* Hard irq, right after cp_causal_tick() on the same CPU. */
+static u64 sample_weight(u64 period)
 {
-	u64 now = local_clock();
-	struct cp_task *t;
+	u64 len = __this_cpu_read(tick_len);
 
-	if (!exp_current())
-		return;
-	if (prev_target && (t = cp_task_get(prev->pid, false)) &&
-	    (atomic_read(&t->flags) & CP_TASK_CLOCKED))
-		t->ran += now - t->on_since;
-	if (!next_target || (next->flags & PF_KTHREAD))
-		return;
-	t = cp_task_get(next->pid, true);
-	if (!t) {
-		atomic64_inc(&exp.table_full);
-		return;
-	}
-	if (!(atomic_read(&t->flags) & CP_TASK_CLOCKED)) {
-		t->ran = 0;
-		t->sampled = 0;
-		t->on_since = now;
-		atomic_or(CP_TASK_CLOCKED, &t->flags);
-		return;
-	}
-	t->on_since = now;
+	return len && len <= period * CP_MAX_LATE ? len : period;
 }
 
 static bool in_ranges(pid_t tgid, const u64 *uips, unsigned int nu)
@@ -784,7 +813,7 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 		atomic64_inc(&exp.table_full);
 		return;
 	}
-	weight = timed ? sample_weight(t, period) : 0;
+	weight = timed ? sample_weight(period) : 0;
 	if (atomic_read(&t->flags) & CP_TASK_PAYING)
 		return;
 	/* It runs: marks of a wait are stale. */
@@ -805,6 +834,43 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 		atomic64_inc(&exp.acct.sample_queued);
 	else
 		unclaim_payment(t);
+}
+
+/*
+ * A progress point's hit by current, a target, in task context (the
+ * uprobe's trap): the trap cost it visit_ns, measured by cprof on this
+ * machine (user/visitcost.c), time the thread spent in the profiler as if
+ * in a payment. So it counts as one: paid off its debt, and past that
+ * ahead of the global delay, which it raises (the others owe it too, and
+ * the effective time does not count it), as a hit by a thread ahead does.
+ * Without it the thread that makes the visits is slower by its traps,
+ * which matters only where it is the bottleneck: in the sped-up program
+ * more often than in the 0 % experiments (a pipe's consumer once the
+ * producer is virtually faster: 2 to 4 points low at 60 % on two vCPUs,
+ * bench/RESULTS.md 2026-11-27). A trap is CPU time: on one CPU nobody else
+ * runs meanwhile either, so the same holds there.
+ */
+static bool visit_pauses = true;
+module_param(visit_pauses, bool, 0644);
+MODULE_PARM_DESC(visit_pauses, "Progress points' traps count as pauses of their threads (default 1; 0 to measure without)");
+
+void cp_causal_visit(u32 visit_ns)
+{
+	struct cp_task *t;
+
+	if (!visit_ns || !READ_ONCE(visit_pauses) || !exp_current() ||
+	    (current->flags & (PF_KTHREAD | PF_EXITING)))
+		return;
+	t = cp_task_get(current->pid, true);
+	if (!t) {
+		atomic64_inc(&exp.table_full);
+		return;
+	}
+	if (atomic_read(&t->flags) & CP_TASK_EXEMPT)
+		return;
+	raise_global(atomic64_add_return(visit_ns, &t->local) - atomic64_read(&t->lag));
+	atomic64_inc(&exp.acct.visits);
+	atomic64_add(visit_ns, &exp.acct.visit_ns);
 }
 
 /* Before the child first runs. */
@@ -1017,6 +1083,7 @@ void __init cp_causal_debugfs(struct dentry *parent)
 		{ "inherited",		&exp.inherited },
 		{ "table_full",		&exp.table_full },
 		{ "inserted_ns",	&exp.global },
+		{ "pay_late_ns",	&pay_late_ns },
 	};
 	struct dentry *dir = debugfs_create_dir("causal", parent);
 	unsigned int i;

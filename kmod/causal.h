@@ -25,7 +25,8 @@ struct task_struct;
 				 CP_MAX_RANGES * sizeof(struct causalprof_exp_range) + \
 				 CP_MAX_POINTS * (sizeof(struct causalprof_exp_point) + \
 						  sizeof(struct causalprof_exp_span)) + \
-				 sizeof(struct causalprof_exp_acct))
+				 sizeof(struct causalprof_exp_acct) + \
+				 sizeof(struct causalprof_exp_visits))
 
 /*
  * Who started an experiment, as far as whom it may delay goes: threads
@@ -58,13 +59,15 @@ void cp_causal_uninit(void);
  * addresses; user: the sample interrupted user mode.
  */
 void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsigned int nu);
+/* From the overflow handler, every tick of the timed event, any task. */
+void cp_causal_tick(void);
+/* From a progress point's handler: current, a target, paused visit_ns. */
+void cp_causal_visit(u32 visit_ns);
 
 /* From the scheduler hooks. */
 void cp_causal_fork(struct task_struct *parent, struct task_struct *child);
 void cp_causal_wake(struct task_struct *wakee, bool by_target);
 void cp_causal_block(struct task_struct *t);
-void cp_causal_switch(struct task_struct *prev, bool prev_target, struct task_struct *next,
-		      bool next_target);
 void cp_causal_exit(struct task_struct *t);
 
 void cp_causal_show(struct seq_file *m, bool privileged, struct pid_namespace *ns);

@@ -75,15 +75,7 @@ static void probe_waking(void *data, struct task_struct *p)
 static void probe_switch(void *data, bool preempt, struct task_struct *prev,
 			 struct task_struct *next, unsigned int prev_state)
 {
-	bool prev_target, next_target;
-
-	if (!cp_causal_running())
-		return;
-	prev_target = cp_target_match(prev);
-	next_target = cp_target_match(next);
-	if (prev_target || next_target)
-		cp_causal_switch(prev, prev_target, next, next_target);
-	if (!preempt && prev_state && prev_target)
+	if (!preempt && prev_state && cp_causal_running() && cp_target_match(prev))
 		cp_causal_block(prev);
 }
 

@@ -64,12 +64,19 @@ static const struct nla_policy exp_start_policy[CAUSALPROF_A_MAX + 1] = {
 /* For commands that take no attribute: every one is rejected. */
 static const struct nla_policy no_attr_policy[CAUSALPROF_A_MAX + 1] = {};
 
+/* Not const: 6.1's struct nla_policy points to a non-const one. */
+static struct netlink_range_validation visit_range = {
+	.max = CAUSALPROF_MAX_VISIT_NS,
+};
+
 static const struct nla_policy pp_add_policy[CAUSALPROF_PP_A_MAX + 1] = {
 	[CAUSALPROF_PP_A_ID]		= { .type = NLA_U32 },
 	[CAUSALPROF_PP_A_KIND]		= { .type = NLA_U32 },
 	[CAUSALPROF_PP_A_PATH]		= { .type = NLA_NUL_STRING, .len = PATH_MAX - 1 },
 	[CAUSALPROF_PP_A_OFFSET]	= { .type = NLA_U64 },
 	[CAUSALPROF_PP_A_END_OFFSET]	= { .type = NLA_U64 },
+	[CAUSALPROF_PP_A_VISIT_NS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &visit_range),
+	[CAUSALPROF_PP_A_END_VISIT_NS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &visit_range),
 };
 
 static const struct nla_policy progress_add_policy[CAUSALPROF_A_MAX + 1] = {
@@ -506,7 +513,7 @@ static int parse_progress(struct genl_info *info,
 
 static int add_progress(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1], *nest, *end;
+	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1], *nest, *end, *visit, *end_visit;
 	struct netlink_ext_ack *extack = info->extack;
 	const struct cp_owner who = sender(skb, info);
 	struct cp_progress_attrs at;
@@ -527,18 +534,23 @@ static int add_progress(struct sk_buff *skb, struct genl_info *info)
 	}
 	kind = nla_get_u32(tb[CAUSALPROF_PP_A_KIND]);
 	end = tb[CAUSALPROF_PP_A_END_OFFSET];
+	visit = tb[CAUSALPROF_PP_A_VISIT_NS];
+	end_visit = tb[CAUSALPROF_PP_A_END_VISIT_NS];
 	at = (struct cp_progress_attrs){
 		.point = nest,
 		.kind = tb[CAUSALPROF_PP_A_KIND],
 		.end = end,
+		.end_visit = end_visit,
 	};
-	ret = cp_request_progress(kind, end, &at, extack);
+	ret = cp_request_progress(kind, end, end_visit, &at, extack);
 	if (ret)
 		return ret;
 	return cp_session_progress_add(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), kind,
 				       nla_data(tb[CAUSALPROF_PP_A_PATH]),
 				       nla_get_u64(tb[CAUSALPROF_PP_A_OFFSET]),
-				       end ? nla_get_u64(end) : 0, extack);
+				       end ? nla_get_u64(end) : 0,
+				       visit ? nla_get_u32(visit) : 0,
+				       end_visit ? nla_get_u32(end_visit) : 0, extack);
 }
 
 static int del_progress(struct sk_buff *skb, struct genl_info *info)

@@ -450,8 +450,8 @@ out:
 
 /* What the keys of one "progress add" command said. */
 struct progress_args {
-	bool id_set, kind_set, offset_set, end_set;
-	u32 id, kind;
+	bool id_set, kind_set, offset_set, end_set, visit_set, end_visit_set;
+	u32 id, kind, visit, end_visit;
 	char *path;
 	u64 offset, end;
 };
@@ -489,12 +489,23 @@ static int parse_progress_key(struct progress_args *pa, char *tok)
 		pa->end_set = true;
 		return kstrtou64(val, 0, &pa->end);
 	}
+	if (!strcmp(tok, "visit_ns") && !pa->visit_set) {
+		pa->visit_set = true;
+		return kstrtou32(val, 0, &pa->visit) ?:
+		       (pa->visit > CAUSALPROF_MAX_VISIT_NS ? -ERANGE : 0);
+	}
+	if (!strcmp(tok, "end_visit_ns") && !pa->end_visit_set) {
+		pa->end_visit_set = true;
+		return kstrtou32(val, 0, &pa->end_visit) ?:
+		       (pa->end_visit > CAUSALPROF_MAX_VISIT_NS ? -ERANGE : 0);
+	}
 	return -EINVAL;
 }
 
 /*
- * "add id=N kind=throughput path=/FILE offset=OFF",
- * "add id=N kind=latency path=/FILE offset=OFF end=OFF" or "del id=N",
+ * "add id=N kind=throughput path=/FILE offset=OFF [visit_ns=NS]",
+ * "add id=N kind=latency path=/FILE offset=OFF end=OFF [visit_ns=NS]
+ * [end_visit_ns=NS]" or "del id=N",
  * checked as a netlink PROGRESS_ADD or PROGRESS_DEL is.
  */
 static int control_progress(struct file *file, char *args, struct netlink_ext_ack *extack)
@@ -520,7 +531,8 @@ static int control_progress(struct file *file, char *args, struct netlink_ext_ac
 	}
 
 	if (!strcmp(verb, "del")) {
-		if (pa.kind_set || pa.path || pa.offset_set || pa.end_set) {
+		if (pa.kind_set || pa.path || pa.offset_set || pa.end_set || pa.visit_set ||
+		    pa.end_visit_set) {
 			NL_SET_ERR_MSG(extack, "progress del takes only id=");
 			return -EINVAL;
 		}
@@ -531,10 +543,11 @@ static int control_progress(struct file *file, char *args, struct netlink_ext_ac
 			       "a progress point needs CAUSALPROF_PP_A_ID, _KIND, _PATH and _OFFSET");
 		return -EINVAL;
 	}
-	ret = cp_request_progress(pa.kind, pa.end_set, &no_attrs, extack);
+	ret = cp_request_progress(pa.kind, pa.end_set, pa.end_visit_set, &no_attrs, extack);
 	if (ret)
 		return ret;
-	return cp_session_progress_add(NULL, pa.id, pa.kind, pa.path, pa.offset, pa.end, extack);
+	return cp_session_progress_add(NULL, pa.id, pa.kind, pa.path, pa.offset, pa.end,
+				       pa.visit, pa.end_visit, extack);
 }
 
 static const struct {

@@ -96,6 +96,7 @@ struct cp_probe {
 	struct cp_uprobe up;
 	struct cp_point *pt;
 	u64 offset;
+	u32 visit_ns;			/* what a hit costs its thread (the trap) */
 	bool registered;
 };
 
@@ -265,6 +266,7 @@ static int throughput_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 	atomic64_inc(&p->pt->hits);
 	atomic64_inc(&stats.hits);
 	span_hit(p->pt);
+	cp_causal_visit(p->visit_ns);
 	return 0;
 }
 
@@ -304,6 +306,7 @@ static int latency_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 	raw_spin_unlock_irqrestore(&pt->lock, flags);
 
 	atomic64_inc(stray ? &stats.stray_ends : &stats.hits);
+	cp_causal_visit(p->visit_ns);
 	return 0;
 }
 
@@ -479,6 +482,12 @@ struct cp_point *cp_progress_open(const struct cp_owner *who, u32 id, u32 kind,
 err_free:
 	point_free(pt);
 	return ERR_PTR(ret);
+}
+
+void cp_progress_set_visit(struct cp_point *pt, u32 visit_ns, u32 end_visit_ns)
+{
+	pt->begin.visit_ns = visit_ns;
+	pt->end.visit_ns = end_visit_ns;
 }
 
 /* A point cp_progress_add() did not take. */

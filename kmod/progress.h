@@ -42,6 +42,8 @@ struct cp_point *cp_progress_open(const struct cp_owner *who, u32 id, u32 kind,
 				  const char *path, u64 offset, u64 end_offset,
 				  struct netlink_ext_ack *extack);
 void cp_progress_put(struct cp_point *pt);
+/* Before cp_progress_add(): what a hit of each probe costs its thread. */
+void cp_progress_set_visit(struct cp_point *pt, u32 visit_ns, u32 end_visit_ns);
 int cp_progress_add(struct cp_point *pt, struct netlink_ext_ack *extack);
 int cp_progress_del(u32 id, struct netlink_ext_ack *extack);
 void cp_progress_clear(void);

@@ -65,9 +65,12 @@ int cp_request_speedup(u32 speedup, const struct nlattr *at, struct netlink_ext_
 	return -EINVAL;
 }
 
-/* A progress point's kind, and an end offset exactly for latency points. */
-int cp_request_progress(u32 kind, bool has_end, const struct cp_progress_attrs *at,
-			struct netlink_ext_ack *extack)
+/*
+ * A progress point's kind, and an end offset (and an end probe's visit
+ * cost) for latency points only, the offset required there.
+ */
+int cp_request_progress(u32 kind, bool has_end, bool has_end_visit,
+			const struct cp_progress_attrs *at, struct netlink_ext_ack *extack)
 {
 	if (kind != CAUSALPROF_PP_THROUGHPUT && kind != CAUSALPROF_PP_LATENCY) {
 		NL_SET_ERR_MSG_ATTR(extack, at->kind,
@@ -82,6 +85,11 @@ int cp_request_progress(u32 kind, bool has_end, const struct cp_progress_attrs *
 	if (kind == CAUSALPROF_PP_THROUGHPUT && has_end) {
 		NL_SET_ERR_MSG_ATTR(extack, at->end,
 				    "CAUSALPROF_PP_A_END_OFFSET is for latency points only");
+		return -EINVAL;
+	}
+	if (kind == CAUSALPROF_PP_THROUGHPUT && has_end_visit) {
+		NL_SET_ERR_MSG_ATTR(extack, at->end_visit,
+				    "CAUSALPROF_PP_A_END_VISIT_NS is for latency points only");
 		return -EINVAL;
 	}
 	return 0;

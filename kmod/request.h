@@ -22,7 +22,7 @@ struct cp_range_attrs {
 };
 
 struct cp_progress_attrs {
-	const struct nlattr *point, *kind, *end;
+	const struct nlattr *point, *kind, *end, *end_visit;
 };
 
 int cp_request_range(u32 pid, u64 start, u64 end, struct cp_range *r,
@@ -30,7 +30,7 @@ int cp_request_range(u32 pid, u64 start, u64 end, struct cp_range *r,
 int cp_request_nr_ranges(unsigned int nr, const struct nlattr *at,
 			 struct netlink_ext_ack *extack);
 int cp_request_speedup(u32 speedup, const struct nlattr *at, struct netlink_ext_ack *extack);
-int cp_request_progress(u32 kind, bool has_end, const struct cp_progress_attrs *at,
-			struct netlink_ext_ack *extack);
+int cp_request_progress(u32 kind, bool has_end, bool has_end_visit,
+			const struct cp_progress_attrs *at, struct netlink_ext_ack *extack);
 
 #endif /* _CAUSALPROF_REQUEST_H */

@@ -163,6 +163,8 @@ static void cp_overflow(struct perf_event *event, struct perf_sample_data *data,
 	u64 t0 = ktime_get_mono_fast_ns();
 	unsigned int index = ctx - counters.ctx, nk = 0, nu = 0;
 
+	if ((int)index == counters.timed)
+		cp_causal_tick();
 	if (!regs || !cp_target_match(current))
 		goto out;
 	local64_inc(&st->overflows);

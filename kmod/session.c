@@ -580,7 +580,8 @@ int cp_session_experiment_show(struct seq_file *m, bool privileged, struct pid_n
  * while an add is under way.
  */
 int cp_session_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
-			    u64 offset, u64 end_offset, struct netlink_ext_ack *extack)
+			    u64 offset, u64 end_offset, u32 visit_ns, u32 end_visit_ns,
+			    struct netlink_ext_ack *extack)
 {
 	struct cp_point *pt;
 	u64 session;
@@ -602,6 +603,7 @@ int cp_session_progress_add(const struct cp_owner *who, u32 id, u32 kind, const 
 		ret = PTR_ERR(pt);
 		goto out_put;
 	}
+	cp_progress_set_visit(pt, visit_ns, end_visit_ns);
 
 	mutex_lock(&sess.lock);
 	ret = may_change(who, extack);

@@ -19,7 +19,6 @@ struct task_struct;
 #define CP_TASK_BLOCKED	BIT(3)	/* blocked at blocked_at, not woken since */
 #define CP_TASK_WOKEN	BIT(4)	/* woken before it switched out */
 #define CP_TASK_EXEMPT	BIT(5)	/* the experiment's starter may not delay it */
-#define CP_TASK_CLOCKED	BIT(6)	/* on_since, ran and sampled are kept */
 
 /*
  * The causal state of one thread during an experiment. A slot is claimed
@@ -35,14 +34,6 @@ struct cp_task {
 	atomic64_t blocked_owed;	/* what it owed then, ns */
 	atomic64_t blocked_ns;		/* and when (ktime_get_mono_fast_ns()) */
 	atomic64_t paid_ns;		/* slept in payments */
-	/*
-	 * Its run time in the experiment, local_clock() ns, from when it was
-	 * first seen on a CPU: written only on the CPU it runs on (the switch
-	 * hook, its timed samples), never from NMI.
-	 */
-	u64 on_since;			/* when it last got its CPU */
-	u64 ran;			/* run time before on_since */
-	u64 sampled;			/* run time at its last timed sample */
 	atomic_t payments;
 	u32 exp;			/* experiment the queued work belongs to */
 	struct callback_head work;

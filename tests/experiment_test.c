@@ -309,7 +309,8 @@ TEST_F(exp, record)
 	       e->tasks_paid, before.inserted, before.hits);
 
 	/* what was asked */
-	EXPECT_EQ(CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT, e->hdr.flags);
+	EXPECT_EQ(CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT |
+		  CAUSALPROF_EXP_F_VISITS, e->hdr.flags);
 	EXPECT_EQ(before.id, e->id);
 	EXPECT_EQ(500U, e->speedup);
 	ASSERT_EQ(1, e->nr_ranges);
@@ -622,7 +623,8 @@ TEST_F(exp, session_stop_mid_experiment)
 	ASSERT_EQ(NULL, cp_stream_problem(&self->stream));
 	e = only_experiment(&self->stream);
 	ASSERT_NE(NULL, e) TH_LOG("%zu EXPERIMENT records", self->stream.experiments);
-	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT,
+	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT |
+		  CAUSALPROF_EXP_F_VISITS,
 		  e->hdr.flags);
 	EXPECT_GT(e->hits, 0ULL);
 	EXPECT_GE(self->stream.end.time_ns, e->time_ns);
@@ -652,7 +654,8 @@ TEST_F(exp, target_exits_mid_experiment)
 	TH_LOG("experiment of %" PRIu64 " ms, target gone: hits %" PRIu64 ", inserted %" PRIu64
 	       " ns", (uint64_t)e->wall_ns / 1000000, (uint64_t)e->hits,
 	       (uint64_t)e->inserted_ns);
-	EXPECT_EQ(CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT, e->hdr.flags);
+	EXPECT_EQ(CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT |
+		  CAUSALPROF_EXP_F_VISITS, e->hdr.flags);
 	EXPECT_GT(e->hits, 0ULL);
 	EXPECT_EQ((uint32_t)self->c.pid, cp_exp_ranges(e)->pid);
 	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
@@ -783,7 +786,8 @@ TEST_F_TIMEOUT(exp, rmmod_mid_experiment, 90)
 	EXPECT_EQ(NULL, cp_stream_problem(&self->stream));
 	e = only_experiment(&self->stream);
 	ASSERT_NE(NULL, e);
-	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT,
+	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT |
+		  CAUSALPROF_EXP_F_VISITS,
 		  e->hdr.flags);
 	EXPECT_GT(e->hits, 0ULL);
 	EXPECT_EQ(0, asleep_in_payment(self->c.pid));
@@ -828,6 +832,60 @@ static int proc_point(const struct exp_info *info, uint32_t id, struct causalpro
 		.count = count, .ends = ends, .area_ns = area, .inflight = inflight,
 	};
 	return 0;
+}
+
+/*
+ * A progress point's visits, with a cost per visit (what cprof measures a
+ * trap at), count as pauses of the threads that make them: the record
+ * says how many and how long, and a thread that owed nothing raised the
+ * global delay by them (speedup 0: nothing else inserts any). Costs are
+ * checked: at most CAUSALPROF_MAX_VISIT_NS, an end's for latency points.
+ */
+TEST_F_TIMEOUT(exp, progress_visit_pauses, 120)
+{
+	const uint32_t tp_ns = 50000, begin_ns = 20000, end_ns = 30000;
+	const struct causalprof_exp_visits *vi;
+	const struct causalprof_experiment *e;
+	struct causalprof_exp_range range;
+	uint64_t want;
+	struct cp_prog p;
+
+	memset(&p, 0, sizeof(p));
+	ASSERT_EQ(0, cp_prog_spawn(&p));
+	self->target = p.t;	/* the teardown kills it */
+	ASSERT_EQ(0, session_start(&self->nl, p.pid)) TH_LOG("%s", self->nl.extack);
+	EXPECT_EQ(-ERANGE, cp_nl_progress_add_cost(&self->nl, 1, CAUSALPROF_PP_THROUGHPUT,
+						   p.path, p.off_tp, 0,
+						   CAUSALPROF_MAX_VISIT_NS + 1, 0));
+	EXPECT_STRNE("", self->nl.extack);
+	EXPECT_EQ(-EINVAL, cp_nl_progress_add_cost(&self->nl, 1, CAUSALPROF_PP_THROUGHPUT,
+						   p.path, p.off_tp, 0, tp_ns, end_ns));
+	EXPECT_NE(NULL, strstr(self->nl.extack, "latency points only"))
+		TH_LOG("extack '%s'", self->nl.extack);
+	ASSERT_EQ(0, cp_nl_progress_add_cost(&self->nl, 1, CAUSALPROF_PP_THROUGHPUT, p.path,
+					     p.off_tp, 0, tp_ns, 0)) TH_LOG("%s", self->nl.extack);
+	ASSERT_EQ(0, cp_nl_progress_add_cost(&self->nl, 2, CAUSALPROF_PP_LATENCY, p.path,
+					     p.off_begin, p.off_end, begin_ns, end_ns))
+		TH_LOG("%s", self->nl.extack);
+
+	range = (struct causalprof_exp_range){ .pid = p.pid, .start = p.tp, .end = p.tp + 1 };
+	ASSERT_EQ(0, cp_nl_experiment_start(&self->nl, 0, &range, 1)) TH_LOG("%s", self->nl.extack);
+	ASSERT_EQ(0, cp_prog_call(&p, 1000, 1));
+	ASSERT_EQ(0, cp_prog_cmd(&p, "lat 2 5 3", NULL, 0));
+	ASSERT_EQ(0, cp_nl_experiment_stop(&self->nl)) TH_LOG("%s", self->nl.extack);
+	ASSERT_EQ(0, cp_nl_wait_experiments(&self->nl, 1, CP_WAIT_MS));
+	e = only_experiment(&self->stream);
+	ASSERT_NE(NULL, e);
+	vi = cp_exp_visits(e);
+	ASSERT_NE(NULL, vi);
+	want = 1000ULL * tp_ns + 10ULL * (begin_ns + end_ns);
+	TH_LOG("%llu visits paused %llu ns; inserted %llu ns", (unsigned long long)vi->visits,
+	       (unsigned long long)vi->visit_ns, (unsigned long long)e->inserted_ns);
+	EXPECT_EQ(1020ULL, vi->visits);
+	EXPECT_EQ(want, vi->visit_ns);
+	/* The calling thread owed nothing: each of its visits raised the global delay. */
+	EXPECT_LE(1000ULL * tp_ns, e->inserted_ns);
+	EXPECT_GE(want, e->inserted_ns);
 }
 
 /*
@@ -970,7 +1028,8 @@ TEST_F_TIMEOUT(exp, progress_record, 120)
 	EXPECT_EQ(NULL, cp_stream_problem(&self->stream));
 	ASSERT_EQ(2UL, self->stream.experiments);
 	e = cp_stream_experiment(&self->stream, 1);
-	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT,
+	EXPECT_EQ(CAUSALPROF_EXP_F_SESSION_END | CAUSALPROF_EXP_F_SPANS | CAUSALPROF_EXP_F_ACCT |
+		  CAUSALPROF_EXP_F_VISITS,
 		  e->hdr.flags);
 	ASSERT_EQ(3, e->nr_points);
 	pt = find_point(e, 1);

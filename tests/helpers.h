@@ -271,6 +271,17 @@ cp_exp_acct(const struct causalprof_experiment *e)
 	return after;
 }
 
+/* Its visits counted as pauses (CAUSALPROF_EXP_F_VISITS, after the accounting), or NULL. */
+static inline const struct causalprof_exp_visits *
+cp_exp_visits(const struct causalprof_experiment *e)
+{
+	const struct causalprof_exp_acct *ac = cp_exp_acct(e);
+
+	if (!ac || !(e->hdr.flags & CAUSALPROF_EXP_F_VISITS))
+		return NULL;
+	return (const struct causalprof_exp_visits *)(ac + 1);
+}
+
 /* The user frames of a sample: the interrupted user IP, then return addresses. */
 static inline const __u64 *cp_sample_user(const struct causalprof_sample *s)
 {
@@ -394,6 +405,10 @@ int cp_nl_experiment_stop(struct cp_nl *nl);
 /* end_offset 0 leaves CAUSALPROF_PP_A_END_OFFSET out */
 int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
 		       uint64_t offset, uint64_t end_offset);
+/* ... with CAUSALPROF_PP_A_VISIT_NS / _END_VISIT_NS (0: left out) */
+int cp_nl_progress_add_cost(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+			    uint64_t offset, uint64_t end_offset, uint32_t visit_ns,
+			    uint32_t end_visit_ns);
 int cp_nl_progress_del(struct cp_nl *nl, uint32_t id);
 
 /* The n-th (from 0) EXPERIMENT record of the stream, or NULL. */

@@ -468,6 +468,22 @@ TEST_F(progress, bad_input)
 	snprintf(cmd, sizeof(cmd), "progress add id=1 kind=throughput path=%s offset=0x%" PRIx64
 		 " end=0x%" PRIx64, self->path, off, self->a.off_end);
 	ASSERT_EQ(-EINVAL, cp_control(cmd));
+	/* A visit's cost: at most CAUSALPROF_MAX_VISIT_NS, an end's for latency points only. */
+	snprintf(cmd, sizeof(cmd), "progress add id=1 kind=throughput path=%s offset=0x%" PRIx64
+		 " visit_ns=%u", self->path, off, CAUSALPROF_MAX_VISIT_NS + 1);
+	ASSERT_EQ(-EINVAL, cp_control(cmd));
+	snprintf(cmd, sizeof(cmd), "progress add id=1 kind=throughput path=%s offset=0x%" PRIx64
+		 " visit_ns=x", self->path, off);
+	ASSERT_EQ(-EINVAL, cp_control(cmd));
+	snprintf(cmd, sizeof(cmd), "progress add id=1 kind=throughput path=%s offset=0x%" PRIx64
+		 " end_visit_ns=5", self->path, off);
+	ASSERT_EQ(-EINVAL, cp_control(cmd));
+	ASSERT_EQ(-EINVAL, cp_control("progress del id=1 visit_ns=5"));
+	snprintf(cmd, sizeof(cmd), "progress add id=1 kind=latency path=%s offset=0x%" PRIx64
+		 " end=0x%" PRIx64 " visit_ns=%u end_visit_ns=%u", self->path,
+		 self->a.off_begin, self->a.off_end, CAUSALPROF_MAX_VISIT_NS, CAUSALPROF_MAX_VISIT_NS);
+	ASSERT_EQ(0, cp_control(cmd));
+	ASSERT_EQ(0, del(1));
 
 	/* The file. */
 	ASSERT_EQ(-EINVAL, add_tp(1, "build/tests/targets/progress", off));

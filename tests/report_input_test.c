@@ -439,7 +439,8 @@ TEST_F(input, causal_spans)
  * faster), a.c:30 once, wildly (+90 %). a.c:30's row is marked '?' and
  * left out of its impact, so a.c:10 ranks first (with the row counted,
  * a.c:30's impact would be the larger). -v prints each experiment's
- * accounting; payments that overslept by more than a quarter of what they
+ * accounting (with the progress points' traps counted as pauses, where
+ * recorded); payments that overslept by more than a quarter of what they
  * asked are warned of.
  */
 TEST_F(input, causal_thin_rows_accounting)
@@ -452,6 +453,7 @@ TEST_F(input, causal_thin_rows_accounting)
 		.asked_ns = 10000000, .overshoot_ns = 4000000, .max_overshoot_ns = 1000000,
 		.selected_ns = 43210000,
 	};
+	const struct causalprof_exp_visits vi = { .visits = 107, .visit_ns = 8765000 };
 	char path[160], *argv[] = { "report", "--causal", "-v", "-i", path, NULL };
 	const char *line, *a10, *a30;
 	char *out = NULL, *err = NULL;
@@ -473,7 +475,10 @@ TEST_F(input, causal_thin_rows_accounting)
 			line = k < 29 ? "/src/a.c:10" : "/src/a.c:30";
 			pt.count = k < 29 ? 107 : 800;	/* 25 %, and 90 % */
 		}
-		synth_experiment_acct(&s, &e, &rg, &pt, &ac);
+		if (k % 2)
+			synth_experiment_visits(&s, &e, &rg, &pt, &ac, &vi);
+		else
+			synth_experiment_acct(&s, &e, &rg, &pt, &ac);
 		synth_causal(&s, e.id, line, "f", NULL, 0);
 	}
 	synth_end(&s, 0, 0);
@@ -491,6 +496,8 @@ TEST_F(input, causal_thin_rows_accounting)
 	/* -v: the accounting of each experiment, and the overshoot warned of */
 	EXPECT_NE(NULL, strstr(out, "# accounting of each experiment")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "   43.2 ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "     8.8  /src/a.c:10")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "     0.0  /src/a.c:20")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "# warning: payments slept 40 % longer than they asked"))
 		TH_LOG("%s", out);
 	free(out);

@@ -214,22 +214,46 @@ void synth_experiment_spans(struct synth *s, const struct causalprof_experiment 
 	cp_rec_putv(&s->w, CAUSALPROF_REC_EXPERIMENT, CAUSALPROF_EXP_F_SPANS, iov, 4);
 }
 
-/* An experiment with its accounting (CAUSALPROF_EXP_F_ACCT), no spans. */
+/*
+ * An experiment with its accounting (CAUSALPROF_EXP_F_ACCT), no spans, and
+ * its visits counted as pauses (CAUSALPROF_EXP_F_VISITS) unless NULL.
+ */
+static void put_experiment_acct(struct synth *s, const struct causalprof_experiment *e,
+				const struct causalprof_exp_range *ranges,
+				const struct causalprof_exp_point *points,
+				const struct causalprof_exp_acct *acct,
+				const struct causalprof_exp_visits *visits)
+{
+	struct causalprof_experiment rec = *e;
+	struct iovec iov[5] = {
+		BODY(rec),
+		{ .iov_base = (void *)ranges, .iov_len = e->nr_ranges * sizeof(*ranges) },
+		{ .iov_base = (void *)points, .iov_len = e->nr_points * sizeof(*points) },
+		{ .iov_base = (void *)acct, .iov_len = sizeof(*acct) },
+		{ .iov_base = (void *)visits, .iov_len = sizeof(*visits) },
+	};
+
+	rec.time_ns = s->time++;
+	cp_rec_putv(&s->w, CAUSALPROF_REC_EXPERIMENT,
+		    CAUSALPROF_EXP_F_ACCT | (visits ? CAUSALPROF_EXP_F_VISITS : 0), iov,
+		    visits ? 5 : 4);
+}
+
 void synth_experiment_acct(struct synth *s, const struct causalprof_experiment *e,
 			   const struct causalprof_exp_range *ranges,
 			   const struct causalprof_exp_point *points,
 			   const struct causalprof_exp_acct *acct)
 {
-	struct causalprof_experiment rec = *e;
-	struct iovec iov[4] = {
-		BODY(rec),
-		{ .iov_base = (void *)ranges, .iov_len = e->nr_ranges * sizeof(*ranges) },
-		{ .iov_base = (void *)points, .iov_len = e->nr_points * sizeof(*points) },
-		{ .iov_base = (void *)acct, .iov_len = sizeof(*acct) },
-	};
+	put_experiment_acct(s, e, ranges, points, acct, NULL);
+}
 
-	rec.time_ns = s->time++;
-	cp_rec_putv(&s->w, CAUSALPROF_REC_EXPERIMENT, CAUSALPROF_EXP_F_ACCT, iov, 4);
+void synth_experiment_visits(struct synth *s, const struct causalprof_experiment *e,
+			     const struct causalprof_exp_range *ranges,
+			     const struct causalprof_exp_point *points,
+			     const struct causalprof_exp_acct *acct,
+			     const struct causalprof_exp_visits *visits)
+{
+	put_experiment_acct(s, e, ranges, points, acct, visits);
 }
 
 void synth_progress(struct synth *s, uint32_t id, const char *name, const char *spec)

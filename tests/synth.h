@@ -70,6 +70,11 @@ void synth_experiment_acct(struct synth *s, const struct causalprof_experiment *
 			   const struct causalprof_exp_range *ranges,
 			   const struct causalprof_exp_point *points,
 			   const struct causalprof_exp_acct *acct);
+void synth_experiment_visits(struct synth *s, const struct causalprof_experiment *e,
+			     const struct causalprof_exp_range *ranges,
+			     const struct causalprof_exp_point *points,
+			     const struct causalprof_exp_acct *acct,
+			     const struct causalprof_exp_visits *visits);
 void synth_progress(struct synth *s, uint32_t id, const char *name, const char *spec);
 /* cprof's CAUSAL record of experiment @exp_id: its line, function and counters. */
 void synth_causal(struct synth *s, uint32_t exp_id, const char *line, const char *func,

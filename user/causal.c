@@ -69,6 +69,7 @@ struct cexp {
 	uint64_t inserted, paid, payments;
 	struct causalprof_exp_acct acct;
 	bool has_acct;			/* recorded with CAUSALPROF_EXP_F_ACCT */
+	struct causalprof_exp_visits visits;	/* zero without CAUSALPROF_EXP_F_VISITS */
 	uint32_t line, func;		/* strtab; 0: no CAUSAL record */
 	uint32_t sysfunc;		/* strtab: func as recorded (mangled) */
 	bool cut;			/* the session's stop or the timeout ended it */
@@ -192,6 +193,7 @@ static int take(struct causal *c, const struct causalprof_record_hdr *h)
 	const struct causalprof_experiment *e;
 	const struct causalprof_exp_span *sp;
 	const struct causalprof_exp_acct *ac;
+	const struct causalprof_exp_visits *vi;
 	const struct cp_rec_progress *p;
 	const struct cp_rec_causal *k;
 	struct cexp *x;
@@ -215,6 +217,9 @@ static int take(struct causal *c, const struct causalprof_record_hdr *h)
 			x->acct = *ac;
 			x->has_acct = true;
 		}
+		vi = cp_exp_visits(e);
+		if (vi)
+			x->visits = *vi;
 		sp = cp_exp_spans(e);
 		for (i = 0; i < e->nr_points; i++) {
 			ret = add_meas(c, x, &cp_exp_points(e)[i], sp ? &sp[i] : NULL);
@@ -833,8 +838,9 @@ static void print_accounting(const struct causal *c, FILE *out)
 	fprintf(out, "\n# accounting of each experiment, ms: wall time; visits of the first progress point; time in the selected\n"
 		     "# code (as sampled); delay its hits did not insert (their threads were behind); inserted delay; paid in\n"
 		     "# payments (asked, overshoot, largest, cut short); credited to waits; inherited from wakers; still owed at the\n"
-		     "# stop by threads not asleep (threads); payments queued on a wake-up / a sample\n");
-	fprintf(out, "#   id speedup     wall  visits selected absorbed inserted     paid    asked overshoot  largest   short credited inherit   owed thr  wake/sample  line\n");
+		     "# stop by threads not asleep (threads); payments queued on a wake-up / a sample; progress point traps\n"
+		     "# counted as pauses (their time)\n");
+	fprintf(out, "#   id speedup     wall  visits selected absorbed inserted     paid    asked overshoot  largest   short credited inherit   owed thr  wake/sample   traps  line\n");
 	for (i = 0; i < c->nr_exps; i++) {
 		const struct cexp *e = &c->exps[i];
 		const struct causalprof_exp_acct *a = &e->acct;
@@ -850,6 +856,8 @@ static void print_accounting(const struct causal *c, FILE *out)
 				a->short_ns / 1e6, a->credited_ns / 1e6, a->inherited_ns / 1e6,
 				a->owed_ns / 1e6, (uint64_t)a->owing, (uint64_t)a->wake_queued,
 				(uint64_t)a->sample_queued);
+		if (e->has_acct)
+			fprintf(out, " %7.1f", e->visits.visit_ns / 1e6);
 		else
 			fprintf(out, " (recorded without accounting)");
 		fprintf(out, "  %s%s\n", cp_str(&c->strs, e->line), e->cut ? " (cut short)" : "");

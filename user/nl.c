@@ -438,6 +438,7 @@ struct point {
 	uint32_t id, kind;
 	const char *path;
 	uint64_t offset, end_offset;
+	uint32_t visit_ns, end_visit_ns;
 };
 
 /* Only a latency point has an end. */
@@ -446,18 +447,27 @@ static int put_point(struct nl_msg *msg, const void *arg)
 	const struct point *p = arg;
 
 	return cp_req_progress_add(msg, p->id, p->kind, p->path, p->offset,
-				   p->kind == CAUSALPROF_PP_LATENCY ? p->end_offset : 0);
+				   p->kind == CAUSALPROF_PP_LATENCY ? p->end_offset : 0,
+				   p->visit_ns, p->kind == CAUSALPROF_PP_LATENCY ? p->end_visit_ns : 0);
+}
+
+int cp_nl_progress_add_cost(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+			    uint64_t offset, uint64_t end_offset, uint32_t visit_ns,
+			    uint32_t end_visit_ns)
+{
+	struct request req = { .cmd = CAUSALPROF_CMD_PROGRESS_ADD };
+	struct point p = {
+		.id = id, .kind = kind, .path = path, .offset = offset, .end_offset = end_offset,
+		.visit_ns = visit_ns, .end_visit_ns = end_visit_ns,
+	};
+
+	return request(nl, &req, put_point, &p);
 }
 
 int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
 		       uint64_t offset, uint64_t end_offset)
 {
-	struct request req = { .cmd = CAUSALPROF_CMD_PROGRESS_ADD };
-	struct point p = {
-		.id = id, .kind = kind, .path = path, .offset = offset, .end_offset = end_offset,
-	};
-
-	return request(nl, &req, put_point, &p);
+	return cp_nl_progress_add_cost(nl, id, kind, path, offset, end_offset, 0, 0);
 }
 
 int cp_nl_fd(const struct cp_nl *nl)

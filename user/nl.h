@@ -83,6 +83,10 @@ int cp_nl_experiment_stop(struct cp_nl *nl);
 /* PROGRESS_ADD; @end_offset for CAUSALPROF_PP_LATENCY only. */
 int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
 		       uint64_t offset, uint64_t end_offset);
+/* The same with what a visit of each probe costs (0: none said). */
+int cp_nl_progress_add_cost(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+			    uint64_t offset, uint64_t end_offset, uint32_t visit_ns,
+			    uint32_t end_visit_ns);
 
 /* Print why cp_nl_open() failed. */
 void cp_nl_open_perror(int err);

@@ -15,6 +15,7 @@
 #include "cozcount.h"
 #include "points.h"
 #include "probes.h"
+#include "visitcost.h"
 
 #define SDT_PROVIDER	"cprof"
 #define MAX_SITES	CP_MAX_UPROBE_POINTS
@@ -296,7 +297,8 @@ static void write_progress(struct cp_point *pt, struct cp_rec_writer *w)
 	pt->written = true;
 }
 
-int cp_points_register(struct cp_points *p, struct cp_nl *nl, struct cp_rec_writer *w)
+int cp_points_register(struct cp_points *p, struct cp_nl *nl, struct cp_rec_writer *w,
+		       const struct cp_visit_cost *vc)
 {
 	char what[512];
 	size_t i;
@@ -307,8 +309,10 @@ int cp_points_register(struct cp_points *p, struct cp_nl *nl, struct cp_rec_writ
 
 		if (pt->source != CP_PP_UPROBE)
 			continue;
-		ret = cp_nl_progress_add(nl, pt->id, pt->kind, pt->path, pt->offset,
-					 pt->end_offset);
+		ret = cp_nl_progress_add_cost(nl, pt->id, pt->kind, pt->path, pt->offset,
+					 pt->end_offset, cp_visit_cost_of(vc, pt->path, pt->offset),
+					 pt->kind == CAUSALPROF_PP_LATENCY ?
+					 cp_visit_cost_of(vc, pt->path, pt->end_offset) : 0);
 		if (ret) {
 			snprintf(what, sizeof(what), "cannot place progress point %s (%s+0x%llx)",
 				 pt->spec, pt->path, (unsigned long long)pt->offset);

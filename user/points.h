@@ -79,7 +79,13 @@ void cp_points_run_ended(struct cp_points *p);
 /* In the child, before exec: what coz.h's counters need (LD_PRELOAD, ...). */
 int cp_points_child_env(const struct cp_points *p);
 /* Registers the uprobes in the session and writes their PROGRESS records. */
-int cp_points_register(struct cp_points *p, struct cp_nl *nl, struct cp_rec_writer *w);
+/*
+ * Places the uprobe points in the module, each with what a visit costs
+ * its thread on this machine (@vc: measured, or all 0), and writes them.
+ */
+struct cp_visit_cost;
+int cp_points_register(struct cp_points *p, struct cp_nl *nl, struct cp_rec_writer *w,
+		       const struct cp_visit_cost *vc);
 /* Counters: the experiment starts at @now; in flight integrated up to @now; */
 void cp_points_start(struct cp_points *p, uint64_t now);
 void cp_points_integrate(struct cp_points *p, uint64_t now);

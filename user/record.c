@@ -36,6 +36,7 @@
 #include "options.h"
 #include "perfmap.h"
 #include "points.h"
+#include "visitcost.h"
 #include "recording.h"
 #include "symbolize.h"
 
@@ -209,6 +210,7 @@ struct record {
 	const char *binary_scope[MAX_SCOPES];
 	char exe[PATH_MAX];	/* the main executable */
 	struct cp_points points;
+	struct cp_visit_cost visit_cost;	/* what a uprobe point's visit costs here */
 	struct cp_xp *xp;
 
 	/* --end-to-end: a child of cprof runs the command once per byte on go_fd */
@@ -1448,6 +1450,22 @@ static struct timespec next_wait(struct record *r)
 	return (struct timespec){ .tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL };
 }
 
+/*
+ * What a visit of a uprobe progress point costs a thread here, which the
+ * module counts as a pause (user/visitcost.c, Documentation/causal.rst):
+ * measured once, before the points are placed. Without the measure
+ * nothing is counted, and the predictions of programs whose visiting
+ * thread becomes the bottleneck read low by the traps.
+ */
+static void measure_visits(struct record *r)
+{
+	int ret = cp_visit_cost_measure(&r->visit_cost);
+
+	if (ret)
+		fprintf(stderr, "%s: cannot measure what a progress point's visit costs here (%s):"
+			" the experiments do not count it\n", r->prog, strerror(-ret));
+}
+
 /* Until a signal, the target's exit, or the end of the stream. */
 static int run(struct record *r)
 {
@@ -1722,7 +1740,9 @@ int cmd_record(int argc, char *argv[])
 		r.next_cut = mono + r.every.interval_ns;
 	}
 	take_early(&r);
-	if (r.causal && cp_points_register(&r.points, &r.nl, &r.w)) {
+	if (r.causal && r.points.nr_uprobes)
+		measure_visits(&r);
+	if (r.causal && cp_points_register(&r.points, &r.nl, &r.w, &r.visit_cost)) {
 		cp_nl_session_stop(&r.nl);
 		cp_rec_finish(&r.w);
 		goto out_reap;

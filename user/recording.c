@@ -363,6 +363,8 @@ const struct causalprof_experiment *cp_rec_experiment(const struct causalprof_re
 		need += (size_t)e->nr_points * sizeof(struct causalprof_exp_span);
 	if (h->flags & CAUSALPROF_EXP_F_ACCT)
 		need += sizeof(struct causalprof_exp_acct);
+	if (h->flags & CAUSALPROF_EXP_F_VISITS)
+		need += sizeof(struct causalprof_exp_visits);
 	return h->size - sizeof(*e) < need ? NULL : e;
 }
 
@@ -393,6 +395,16 @@ const struct causalprof_exp_acct *cp_exp_acct(const struct causalprof_experiment
 	if (e->hdr.flags & CAUSALPROF_EXP_F_SPANS)
 		after = (const struct causalprof_exp_span *)after + e->nr_points;
 	return after;
+}
+
+/* Its visits counted as pauses (CAUSALPROF_EXP_F_VISITS, after the accounting), or NULL. */
+const struct causalprof_exp_visits *cp_exp_visits(const struct causalprof_experiment *e)
+{
+	const struct causalprof_exp_acct *ac = cp_exp_acct(e);
+
+	if (!ac || !(e->hdr.flags & CAUSALPROF_EXP_F_VISITS))
+		return NULL;
+	return (const struct causalprof_exp_visits *)(ac + 1);
 }
 
 const struct cp_rec_buildid *cp_rec_buildid(const struct causalprof_record_hdr *h)

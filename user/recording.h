@@ -180,6 +180,8 @@ const struct causalprof_exp_point *cp_exp_points(const struct causalprof_experim
 /* Its points' timed hits (CAUSALPROF_EXP_F_SPANS), one per point; NULL without. */
 const struct causalprof_exp_span *cp_exp_spans(const struct causalprof_experiment *e);
 const struct causalprof_exp_acct *cp_exp_acct(const struct causalprof_experiment *e);
+/* Visits counted as pauses (CAUSALPROF_EXP_F_VISITS), or NULL (recorded before them). */
+const struct causalprof_exp_visits *cp_exp_visits(const struct causalprof_experiment *e);
 const struct cp_rec_buildid *cp_rec_buildid(const struct causalprof_record_hdr *h);
 /* A PROGRESS record whose name and spec are terminated; its name, its spec. */
 const struct cp_rec_progress *cp_rec_progress(const struct causalprof_record_hdr *h);

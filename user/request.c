@@ -80,7 +80,8 @@ int cp_req_experiment_start(struct nl_msg *msg, uint32_t speedup,
 }
 
 int cp_req_progress_add(struct nl_msg *msg, uint32_t id, uint32_t kind, const char *path,
-			uint64_t offset, uint64_t end_offset)
+			uint64_t offset, uint64_t end_offset, uint32_t visit_ns,
+			uint32_t end_visit_ns)
 {
 	struct nlattr *pp = nla_nest_start(msg, CAUSALPROF_A_PROGRESS);
 
@@ -88,7 +89,9 @@ int cp_req_progress_add(struct nl_msg *msg, uint32_t id, uint32_t kind, const ch
 	    nla_put_u32(msg, CAUSALPROF_PP_A_KIND, kind) ||
 	    nla_put_string(msg, CAUSALPROF_PP_A_PATH, path) ||
 	    nla_put_u64(msg, CAUSALPROF_PP_A_OFFSET, offset) ||
-	    put_u64(msg, CAUSALPROF_PP_A_END_OFFSET, end_offset))
+	    put_u64(msg, CAUSALPROF_PP_A_END_OFFSET, end_offset) ||
+	    (visit_ns && nla_put_u32(msg, CAUSALPROF_PP_A_VISIT_NS, visit_ns)) ||
+	    (end_visit_ns && nla_put_u32(msg, CAUSALPROF_PP_A_END_VISIT_NS, end_visit_ns)))
 		return -EMSGSIZE;
 	nla_nest_end(msg, pp);
 	return 0;

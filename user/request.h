@@ -38,9 +38,13 @@ int cp_req_session_start(struct nl_msg *msg, uint32_t flags, uint32_t target_pid
 /* EXPERIMENT_START: @speedup per mille, @nr ranges (their pad unsent). */
 int cp_req_experiment_start(struct nl_msg *msg, uint32_t speedup,
 			    const struct causalprof_exp_range *ranges, unsigned int nr);
-/* PROGRESS_ADD: @end_offset for CAUSALPROF_PP_LATENCY. */
+/*
+ * PROGRESS_ADD: @end_offset and @end_visit_ns for CAUSALPROF_PP_LATENCY;
+ * a visit cost of 0 is left out.
+ */
 int cp_req_progress_add(struct nl_msg *msg, uint32_t id, uint32_t kind, const char *path,
-			uint64_t offset, uint64_t end_offset);
+			uint64_t offset, uint64_t end_offset, uint32_t visit_ns,
+			uint32_t end_visit_ns);
 /* PROGRESS_DEL. */
 int cp_req_progress_del(struct nl_msg *msg, uint32_t id);
 

@@ -261,8 +261,9 @@ int cp_nl_experiment_stop(struct cp_nl *nl)
 	return ret < 0 ? ret : 0;
 }
 
-int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
-		       uint64_t offset, uint64_t end_offset)
+int cp_nl_progress_add_cost(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+			    uint64_t offset, uint64_t end_offset, uint32_t visit_ns,
+			    uint32_t end_visit_ns)
 {
 	struct nl_msg *msg = new_msg();
 	int ret;
@@ -270,8 +271,15 @@ int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char 
 	if (!msg)
 		return -ENOMEM;
 	ret = send_built(nl, CAUSALPROF_CMD_PROGRESS_ADD, msg,
-			 cp_req_progress_add(msg, id, kind, path, offset, end_offset), NULL, 0);
+			 cp_req_progress_add(msg, id, kind, path, offset, end_offset, visit_ns,
+					     end_visit_ns), NULL, 0);
 	return ret < 0 ? ret : 0;
+}
+
+int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+		       uint64_t offset, uint64_t end_offset)
+{
+	return cp_nl_progress_add_cost(nl, id, kind, path, offset, end_offset, 0, 0);
 }
 
 int cp_nl_progress_del(struct cp_nl *nl, uint32_t id)

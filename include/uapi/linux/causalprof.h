@@ -166,6 +166,16 @@
  *                               inside an executable segment
  *       CAUSALPROF_PP_A_END_OFFSET: NLA_U64, latency points only (required
  *                                   there): the end probe
+ *       CAUSALPROF_PP_A_VISIT_NS: NLA_U32, optional, at most
+ *                                 CAUSALPROF_MAX_VISIT_NS: what a hit of
+ *                                 the (begin) probe costs the thread that
+ *                                 makes it (its trap); during experiments
+ *                                 the module counts that time as a pause
+ *                                 the thread took (Documentation/causal.rst,
+ *                                 "Progress points cost time too"); 0 or
+ *                                 absent: nothing counted
+ *       CAUSALPROF_PP_A_END_VISIT_NS: NLA_U32, latency points only, the same
+ *                                     for the end probe
  *   -EEXIST for an id in use, -ENOSPC beyond 16 points, -ENOENT for a
  *   missing file, -EACCES for a file the caller may not read. Points
  *   belong to the session: they go when it stops. A point stops counting
@@ -332,9 +342,14 @@ enum causalprof_pp_attr {
 	CAUSALPROF_PP_A_PATH,
 	CAUSALPROF_PP_A_OFFSET,
 	CAUSALPROF_PP_A_END_OFFSET,
+	CAUSALPROF_PP_A_VISIT_NS,
+	CAUSALPROF_PP_A_END_VISIT_NS,
 	__CAUSALPROF_PP_A_LAST
 };
 #define CAUSALPROF_PP_A_MAX (__CAUSALPROF_PP_A_LAST - 1)
+
+/* The most a visit of a probe may be said to cost (CAUSALPROF_PP_A_VISIT_NS), ns */
+#define CAUSALPROF_MAX_VISIT_NS	10000000
 
 /*
  * Stream records. The same records, unchanged, make up the body of a
@@ -535,7 +550,8 @@ struct causalprof_count {
 #define CAUSALPROF_EXP_F_SESSION_END	(1U << 0)
 #define CAUSALPROF_EXP_F_TIMEOUT	(1U << 1)	/* ran max_experiment_s: stopped */
 #define CAUSALPROF_EXP_F_SPANS		(1U << 2)	/* spans follow the points */
-#define CAUSALPROF_EXP_F_ACCT		(1U << 3)	/* struct causalprof_exp_acct last */
+#define CAUSALPROF_EXP_F_ACCT		(1U << 3)	/* struct causalprof_exp_acct next */
+#define CAUSALPROF_EXP_F_VISITS		(1U << 4)	/* struct causalprof_exp_visits last */
 
 struct causalprof_exp_range {
 	__u32	pid;		/* thread group id, initial pid namespace */
@@ -603,6 +619,19 @@ struct causalprof_exp_acct {
 	__u64	sample_queued;
 	__u64	selected_ns;
 	__u64	absorbed_ns;
+};
+
+/*
+ * Progress points' visits during the experiment that were counted as
+ * pauses (CAUSALPROF_PP_A_VISIT_NS): visits hits of probes with a visit
+ * cost, in target threads, and visit_ns their costs summed. A visit by a
+ * thread that owed nothing raised the global delay by its cost (the
+ * others owe it too, and inserted_ns counts it); one by a thread that owed
+ * paid that much of its debt.
+ */
+struct causalprof_exp_visits {
+	__u64	visits;
+	__u64	visit_ns;
 };
 
 struct causalprof_experiment {
