@@ -31,6 +31,7 @@ export KVER KDIR
 all: module cprof
 
 module:
+	@scripts/check-build-deps module $(KDIR) $(KVER)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 	scripts/check-module kmod/causalprof.ko
 
@@ -41,6 +42,7 @@ module-sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
 
 cprof:
+	@scripts/check-build-deps cprof
 	$(MAKE) -C user
 
 examples:
@@ -82,7 +84,7 @@ DKMS_SRC ?= /usr/src/causalprof-$(VERSION)
 # kmod/ but what a build leaves there (so that a file kmod/Kbuild starts
 # to use is never left out), the headers it includes from include/, and
 # the scripts the module target runs. tests/install_test.sh checks it.
-DKMS_FILES := Makefile Kbuild scripts/kver scripts/check-module \
+DKMS_FILES := Makefile Kbuild scripts/kver scripts/check-module scripts/check-build-deps \
 	$(filter-out %.o %.ko %.mod %.mod.c %.pay %.dwo kmod/modules.order kmod/Module.symvers, \
 		$(wildcard kmod/*)) \
 	$(wildcard include/uapi/linux/*.h include/causalprof/*.h)

@@ -188,11 +188,58 @@ test_dkms_src()
 	return 0
 }
 
+# One list of packages (scripts/install-deps --list), which the README's
+# real-machine quick start uses; make names the package of what its build
+# misses (here every library, pkg-config finding none) and builds nothing.
+test_build_deps()
+{
+	local list runtime p
+
+	list=$("$repo/scripts/install-deps" --list) &&
+		runtime=$("$repo/scripts/install-deps" --list --runtime) || {
+		say "scripts/install-deps --list failed"
+		return 1
+	}
+	for p in libiberty-dev libnl-genl-3-dev libdw-dev protobuf-c-compiler; do
+		if ! printf '%s\n' "$runtime" | grep -qx "$p"; then
+			say "--list --runtime misses $p"
+			return 1
+		fi
+	done
+	for p in $runtime; do
+		if ! printf '%s\n' "$list" | grep -qx "$p"; then
+			say "--list misses the runtime package $p"
+			return 1
+		fi
+	done
+	if ! grep -q 'install-deps --list --runtime' "$repo/README.md"; then
+		say "README.md's quick start does not use scripts/install-deps --list --runtime"
+		return 1
+	fi
+	if PKG_CONFIG=/bin/false make -s -C "$repo" cprof > "$tmp/deps.log" 2>&1; then
+		say "make cprof succeeded without its libraries"
+		return 1
+	fi
+	for p in libnl-genl-3-dev libprotobuf-c-dev zlib1g-dev libdw-dev libelf-dev; do
+		if ! grep -q "missing.* $p" "$tmp/deps.log"; then
+			say "make did not name $p:"
+			show "$tmp/deps.log"
+			return 1
+		fi
+	done
+	if grep -q 'error:' "$tmp/deps.log"; then
+		say "make ran the compiler anyway:"
+		show "$tmp/deps.log"
+		return 1
+	fi
+	return 0
+}
+
 echo "TAP version 13"
-echo "1..5"
+echo "1..6"
 if [ -z "$kver" ] || [ ! -x "$repo/user/cprof" ]; then
 	reason="build first (make)"
-	for t in install installed_cprof_runs uninstall other_kernel_refused dkms_src; do
+	for t in install installed_cprof_runs uninstall other_kernel_refused dkms_src build_deps; do
 		n=$((n + 1)) skipped=$((skipped + 1))
 		echo "ok $n $t # SKIP $reason"
 	done
@@ -204,4 +251,5 @@ run_test "the staged cprof runs" test_installed_cprof_runs
 run_test "make uninstall DESTDIR= removes every file" test_uninstall
 run_test "a module built for another kernel is refused" test_other_kernel_refused
 run_test "make dkms-src stages the module's sources and dkms.conf" test_dkms_src
+run_test "one package list; make names a missing build dependency's package" test_build_deps
 totals
