@@ -230,6 +230,9 @@ static int unload(const void *arg)
 /* The starter's stop, while the add waits. */
 TEST_F(stall, stop)
 {
+	/* The 6.1 harness runs the body after a SKIP in the setup. */
+	if (!self->fuse)
+		SKIP(return, "no /dev/fuse");
 	ASSERT_TRUE(self->stalled) TH_LOG("the add does not wait on the file");
 	ASSERT_EQ(0, bounded(control, "stop", QUICK_MS, &self->left))
 		TH_LOG("the stop waited for the add");
@@ -239,6 +242,9 @@ TEST_F(stall, stop)
 /* The experiment's timeout, and a reader of its state, while the add waits. */
 TEST_F(stall, experiment_timeout)
 {
+	/* The 6.1 harness runs the body after a SKIP in the setup. */
+	if (!self->fuse)
+		SKIP(return, "no /dev/fuse");
 	ASSERT_TRUE(self->stalled) TH_LOG("the add does not wait on the file");
 	cp_sleep_ms(2000);
 	EXPECT_EQ(0, bounded(exp_stopped, NULL, QUICK_MS, &self->left))
@@ -250,6 +256,9 @@ TEST_F(stall, rmmod)
 {
 	int ret;
 
+	/* The 6.1 harness runs the body after a SKIP in the setup. */
+	if (!self->fuse)
+		SKIP(return, "no /dev/fuse");
 	ASSERT_TRUE(self->stalled) TH_LOG("the add does not wait on the file");
 	ret = bounded(unload, NULL, QUICK_MS, &self->left);
 	TH_LOG("rmmod: %d (%s)", ret, ret > 0 ? strerror(ret) : "-");
@@ -297,6 +306,10 @@ TEST_F(dump, locked_target)
 {
 	char path[PATH_MAX], *argv[] = { path, FILE_ON_MNT, NULL }, line[64], cmd[64];
 	uint64_t lost;
+
+	/* The 6.1 harness runs the body after a SKIP in the setup. */
+	if (!self->fuse)
+		SKIP(return, "no /dev/fuse");
 
 	ASSERT_EQ(0, cp_target_path("mmaplock", path, sizeof(path)));
 	ASSERT_EQ(0, cp_target_spawn(&self->locked, argv, false));
