@@ -8,8 +8,9 @@
  * of the runtime's and the library's, the symbolizer must name in the
  * stripped build (from the table) what it names in the other (from DWARF):
  * the same functions, inlined ones included, innermost first, at the same
- * files and lines. A damaged table must not crash it nor make it read
- * outside the file.
+ * files and lines; progress points (user/probes.c) by function and by
+ * FILE:LINE must land where they land in the other. A damaged table must
+ * not crash it nor make it read outside the file.
  */
 
 #define _GNU_SOURCE
@@ -26,6 +27,8 @@
 
 #include "kselftest_harness.h"
 #include "gopclntab.h"
+#include "lines.h"
+#include "probes.h"
 #include "symbolize.h"
 #include "helpers/path.h"
 
@@ -376,6 +379,57 @@ TEST_F(gopcl, every_entry)
 	EXPECT_EQ(0, bad);
 	cp_sym_free(sym);
 	free_prog(&p);
+}
+
+/*
+ * Progress points in the stripped build: a function at the entry it has in
+ * the other; FILE:LINE in code of that line by the other's DWARF (the
+ * first address may differ: DWARF says where statements start, the table
+ * does not).
+ */
+TEST_F(gopcl, progress_points)
+{
+	static const char *const funcs[] = { "main.work", "main.sorted", "main.main" };
+	/* gopcl.go: the loop of work(), mix() (inlined, three deep), add()'s body. */
+	static const int lines[] = { 48, 24, 32 };
+	struct cp_probe pf, ps, many[64];
+	struct cp_off_range r[256];
+	struct cp_lines *l;
+	char err[512], spec[64];
+	size_t i, k, nr;
+	int n, id;
+
+	NEED_BUILDS();
+	for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+		ASSERT_EQ(1, cp_probe_resolve(funcs[i], self->full, &pf, 1, err, sizeof(err)))
+			TH_LOG("%s", err);
+		ASSERT_EQ(1, cp_probe_resolve(funcs[i], self->stripped, &ps, 1, err, sizeof(err)))
+			TH_LOG("%s", err);
+		EXPECT_EQ(pf.offset, ps.offset) TH_LOG("%s", funcs[i]);
+	}
+	EXPECT_EQ(-ENOENT, cp_probe_resolve("main.nosuch", self->stripped, &ps, 1, err,
+					    sizeof(err)));
+	TH_LOG("%s", err);
+
+	ASSERT_EQ(0, cp_lines_open(self->full, &l, err, sizeof(err))) TH_LOG("%s", err);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		snprintf(spec, sizeof(spec), "gopcl.go:%d", lines[i]);
+		n = cp_probe_resolve(spec, self->stripped, many, 64, err, sizeof(err));
+		ASSERT_EQ(1, n) TH_LOG("%s", err);
+		id = cp_lines_find(l, "gopcl.go", lines[i], err, sizeof(err));
+		ASSERT_LE(0, id) TH_LOG("%s", err);
+		nr = cp_lines_ranges(l, id, r, 256);
+		for (k = 0; k < nr && k < 256; k++)
+			if (many[0].offset >= r[k].start && many[0].offset < r[k].end)
+				break;
+		EXPECT_GT(nr, k) TH_LOG("%s: %#lx is not its code", spec,
+					(unsigned long)many[0].offset);
+	}
+	/* A line without code says which have. */
+	EXPECT_EQ(-ENOENT, cp_probe_resolve("gopcl.go:30", self->stripped, many, 64, err,
+					    sizeof(err)));
+	TH_LOG("%s", err);
+	cp_lines_free(l);
 }
 
 /* A copy of @path whose end is right before a page nothing is mapped at. */
