@@ -8,7 +8,8 @@
  * of the runtime's and the library's, the symbolizer must name in the
  * stripped build (from the table) what it names in the other (from DWARF):
  * the same functions, inlined ones included, innermost first, at the same
- * files and lines; progress points (user/probes.c) by function and by
+ * files and lines; cprof report's views of the same samples in both must
+ * be the same; progress points (user/probes.c) by function and by
  * FILE:LINE must land where they land in the other. A damaged table must
  * not crash it nor make it read outside the file.
  */
@@ -31,6 +32,7 @@
 #include "probes.h"
 #include "symbolize.h"
 #include "helpers/path.h"
+#include "synth.h"
 
 /* Mismatches logged in full, at most. */
 #define MAX_LOGGED	10
@@ -379,6 +381,136 @@ TEST_F(gopcl, every_entry)
 	EXPECT_EQ(0, bad);
 	cp_sym_free(sym);
 	free_prog(&p);
+}
+
+/*
+ * A recording of samples of @bin (whose code is at the addresses of
+ * @addrs, its own mapped at @bias): at each address of @addrs, called from
+ * main.main (@ret, a return address), 1 to 4 samples.
+ */
+static int write_recording(const char *data, const char *bin, const struct prog *segs,
+			   uint64_t bias, const uint64_t *addrs, size_t nr, uint64_t ret)
+{
+	static const char *const events[] = { "cpu-clock" };
+	struct sym_map m = {
+		.start = bias + (segs->segs[0].vaddr & ~0xfffULL),
+		.end = bias + segs->segs[0].end,
+		.pgoff = segs->segs[0].off & ~0xfffULL,
+	};
+	uint64_t ips[2];
+	struct synth s;
+	size_t i, n = 0;
+	int k;
+
+	snprintf(m.path, sizeof(m.path), "%s", bin);
+	if (synth_begin(&s, data, SYNTH_PID, events, 1))
+		return -1;
+	synth_mmap(&s, SYNTH_PID, &m);
+	synth_comm(&s, SYNTH_PID, SYNTH_PID, "gopcl", 0);
+	for (i = 0; i < nr; i++) {
+		ips[0] = bias + addrs[i];
+		ips[1] = bias + ret;
+		for (k = 0; k <= (int)(i % 4); k++, n++)
+			synth_sample(&s, SYNTH_PID, SYNTH_PID, 0, SYNTH_PERIOD, 0, i % 3 ? 2 : 1,
+				     ips);
+	}
+	synth_end(&s, n, 0);
+	synth_kallsyms(&s, SYNTH_KALLSYMS);
+	return synth_finish(&s);
+}
+
+/* The rows of @out, without its '#' lines. */
+static char *rows(const char *out)
+{
+	char *r = calloc(1, strlen(out) + 1), *w = r;
+	const char *eol;
+
+	for (; r && *out; out = eol) {
+		eol = strchrnul(out, '\n');
+		if (*eol)
+			eol++;
+		if (*out != '#') {
+			memcpy(w, out, eol - out);
+			w += eol - out;
+		}
+	}
+	return r;
+}
+
+/*
+ * cprof report of the same samples of both builds: the top table and the
+ * lines are the same, row by row, and name everything. (Not in generic
+ * functions of their own: Go 1.19's symbols and DWARF name each shape,
+ * "main.largest[go.shape.int_0]", where its table has "main.largest[...]"
+ * for all, as the runtime prints them.)
+ */
+TEST_F(gopcl, report_views)
+{
+	static const char *const views[][2] = { { NULL, NULL }, { "--lines", NULL },
+						{ "--node-fraction", "0" } };
+	char dir[] = "/tmp/gopclntab_test.XXXXXX", full_data[64], stripped_data[64], cmd[96];
+	char *out[2], *err[2], *r[2];
+	struct prog p, segs[2];
+	uint64_t *addrs, ret = 0, bias;
+	size_t i, nr = 0, cap = 0;
+	uint64_t a;
+	int v, b;
+
+	NEED_BUILDS();
+	ASSERT_EQ(0, read_prog(self->full, own, &p));
+	ASSERT_EQ(0, read_prog(self->full, NULL, &segs[0]));
+	ASSERT_EQ(0, read_prog(self->stripped, NULL, &segs[1]));
+	for (i = 0; i < p.nr; i++)
+		cap += p.funcs[i].size / 5 + 1;
+	addrs = calloc(cap, sizeof(*addrs));
+	ASSERT_NE(NULL, addrs);
+	for (i = 0; i < p.nr; i++) {
+		if (strchr(p.funcs[i].name, '['))
+			continue;
+		for (a = p.funcs[i].addr; a < p.funcs[i].addr + p.funcs[i].size && nr < cap; a += 5)
+			addrs[nr++] = a;
+		if (!strcmp(p.funcs[i].name, "main.main"))
+			ret = p.funcs[i].addr + p.funcs[i].size / 2;
+	}
+	ASSERT_NE(0, ret);
+	/* A PIE is mapped anywhere: not where its addresses say. */
+	bias = !strcmp(variant->kind, "pie") ? 0x7f0000000000ULL : 0;
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(full_data, sizeof(full_data), "%s/full.data", dir);
+	snprintf(stripped_data, sizeof(stripped_data), "%s/stripped.data", dir);
+	ASSERT_EQ(0, write_recording(full_data, self->full, &segs[0], bias, addrs, nr, ret));
+	ASSERT_EQ(0, write_recording(stripped_data, self->stripped, &segs[1], bias, addrs, nr,
+				     ret));
+
+	for (v = 0; v < 3; v++) {
+		for (b = 0; b < 2; b++) {
+			char *argv[] = { "report", "-i", b ? stripped_data : full_data,
+					 (char *)views[v][0], (char *)views[v][1], NULL };
+
+			ASSERT_EQ(0, synth_cprof(argv, &out[b], &err[b]));
+			EXPECT_STREQ("", err[b]);
+			r[b] = rows(out[b]);
+			ASSERT_NE(NULL, r[b]);
+		}
+		EXPECT_STREQ(r[0], r[1]);
+		if (strcmp(r[0], r[1]))
+			TH_LOG("%s:\n%s\nstripped:\n%s", views[v][0] ? views[v][0] : "top",
+			       out[0], r[1]);
+		/* Named: no file+0xOFFSET, no [file]. */
+		EXPECT_EQ(NULL, strstr(r[1], "+0x"));
+		EXPECT_EQ(NULL, strstr(r[1], "[gopcl"));
+		for (b = 0; b < 2; b++) {
+			free(out[b]);
+			free(err[b]);
+			free(r[b]);
+		}
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(cmd));
+	free(addrs);
+	free_prog(&p);
+	free_prog(&segs[0]);
+	free_prog(&segs[1]);
 }
 
 /*
