@@ -622,7 +622,16 @@ static bool table_at(uint8_t *image, size_t size, uint64_t *off, uint64_t *len)
 	return found;
 }
 
-/* Opens the table of @image and looks up @nr addresses of its code from @start: how many named. */
+static int count_row(uint64_t start, uint64_t end, const char *file, int line, void *arg)
+{
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+/*
+ * Opens the table of @image, looks up @nr addresses of its code from
+ * @start and walks all its rows: how many of those addresses are named.
+ */
 static int damaged_lookups(struct __test_metadata *_metadata, uint8_t *image, size_t size,
 			   uint64_t start, unsigned int nr, int *ret, char *err, size_t errlen)
 {
@@ -630,12 +639,14 @@ static int damaged_lookups(struct __test_metadata *_metadata, uint8_t *image, si
 	struct cp_gopcln *t;
 	unsigned int i, named = 0;
 	Elf *elf = elf_memory((char *)image, size);
+	size_t rows = 0;
 
 	*ret = elf ? cp_gopcln_open(elf, &t, err, errlen) : -ENOEXEC;
 	if (!*ret) {
 		for (i = 0; i < nr; i++)
 			if (cp_gopcln_lookup(t, start + i * 13, fr, CP_SYM_MAX_FRAMES) > 0)
 				named++;
+		EXPECT_EQ(0, cp_gopcln_rows(t, count_row, &rows));
 		cp_gopcln_free(t);
 	}
 	elf_end(elf);

@@ -150,17 +150,23 @@ static bool varint(const struct cp_gopcln *t, uint64_t *p, uint32_t *v)
 	return false;
 }
 
-/* A pc-value table being decoded: [pc of the previous step, pc) has val. */
+/*
+ * A pc-value table being decoded: [pc of the previous step, pc) has val.
+ * Each step of a function's table covers code of it: no more steps than it
+ * has quanta, whatever a damaged table says.
+ */
 struct pcv {
 	const struct cp_gopcln *t;
-	uint64_t p, entry, pc;
+	uint64_t p, entry, pc, steps;
 	int32_t val;
 	bool done;
 };
 
-static void pcv_init(struct pcv *v, const struct cp_gopcln *t, uint32_t off, uint64_t entry)
+static void pcv_init(struct pcv *v, const struct cp_gopcln *t, uint32_t off, uint64_t entry,
+		     uint64_t end)
 {
-	*v = (struct pcv){ .t = t, .entry = entry, .pc = entry, .val = -1 };
+	*v = (struct pcv){ .t = t, .entry = entry, .pc = entry, .val = -1,
+			   .steps = (end - entry) / t->quantum + 2 };
 	/* Offset 0 is no table. */
 	if (!off || t->pctab > t->size || off >= t->size - t->pctab)
 		v->done = true;
@@ -172,7 +178,7 @@ static bool pcv_next(struct pcv *v)
 {
 	uint32_t uv, pcd, delta;
 
-	if (v->done)
+	if (v->done || !v->steps--)
 		return false;
 	/* As the runtime: the first step is the one still at the entry. */
 	if (!varint(v->t, &v->p, &uv) || (!uv && v->pc != v->entry) ||
@@ -186,12 +192,12 @@ static bool pcv_next(struct pcv *v)
 	return true;
 }
 
-/* The value of the table at @off for @pc of the function at @entry, or -1. */
-static int32_t pcvalue(const struct cp_gopcln *t, uint32_t off, uint64_t entry, uint64_t pc)
+/* The value of the table at @off for @pc of the function @f, or -1. */
+static int32_t pcvalue(const struct cp_gopcln *t, uint32_t off, const struct func *f, uint64_t pc)
 {
 	struct pcv v;
 
-	pcv_init(&v, t, off, entry);
+	pcv_init(&v, t, off, f->entry, f->end);
 	while (pcv_next(&v))
 		if (pc < v.pc)
 			return v.val;
@@ -305,8 +311,8 @@ static uint64_t inline_tree(const struct cp_gopcln *t, const struct func *f)
 static void set_frame(const struct cp_gopcln *t, const struct func *f, uint64_t pc,
 		      struct cp_go_frame *fr)
 {
-	fr->file = file_name(t, f, pcvalue(t, f->pcfile, f->entry, pc));
-	fr->line = pcvalue(t, f->pcln, f->entry, pc);
+	fr->file = file_name(t, f, pcvalue(t, f->pcfile, f, pc));
+	fr->line = pcvalue(t, f->pcln, f, pc);
 	if (fr->line < 0)
 		fr->line = 0;
 }
@@ -331,7 +337,7 @@ int cp_gopcln_lookup(const struct cp_gopcln *t, uint64_t pc, struct cp_go_frame 
 	tree = inline_tree(t, &f);
 	if (tree) {
 		inl = pcdata(t, &f, PCDATA_INLTREEINDEX);
-		ix = pcvalue(t, inl, f.entry, pc);
+		ix = pcvalue(t, inl, &f, pc);
 	}
 	/* Each inlined call, innermost first; then where the outermost one was. */
 	while (ix >= 0 && n < max - 1 && n < MAX_INLINE) {
@@ -353,7 +359,7 @@ int cp_gopcln_lookup(const struct cp_gopcln *t, uint64_t pc, struct cp_go_frame 
 		if (parent >= f.end - f.entry)
 			break;
 		pc = f.entry + parent;
-		ix = pcvalue(t, inl, f.entry, pc);
+		ix = pcvalue(t, inl, &f, pc);
 	}
 	frames[n].func = func_name(t, f.nameoff);
 	frames[n].start_line = f.start_line;
@@ -389,8 +395,8 @@ int cp_gopcln_rows(const struct cp_gopcln *t,
 	for (i = 0; i < t->nfunc; i++) {
 		if (!read_func(t, i, &f))
 			continue;
-		pcv_init(&file, t, f.pcfile, f.entry);
-		pcv_init(&line, t, f.pcln, f.entry);
+		pcv_init(&file, t, f.pcfile, f.entry, f.end);
+		pcv_init(&line, t, f.pcln, f.entry, f.end);
 		/* Runs of both tables at once; each round ends one of them. */
 		for (cur = f.entry; cur < f.end; cur = stop) {
 			while (file.pc <= cur && pcv_next(&file))
@@ -522,7 +528,7 @@ static int bad(char *err, size_t errlen, const char *why)
 
 int cp_gopcln_open(Elf *elf, struct cp_gopcln **out, char *err, size_t errlen)
 {
-	uint64_t magic, le_magic, w[8], entry, end;
+	uint64_t magic, le_magic, w[8], entry = 0, end = 0;
 	unsigned int nw, k;
 	struct cp_gopcln *t;
 	GElf_Shdr sh;
