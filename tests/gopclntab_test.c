@@ -297,8 +297,14 @@ static bool compare(struct __test_metadata *_metadata, struct cp_sym_file *full,
 	return false;
 }
 
-static void compare_funcs(struct __test_metadata *_metadata, const char *full_path,
-			  const char *stripped_path, const char *const *list, unsigned int stride)
+/*
+ * Compares the frames of @full_path (DWARF) and @stripped_path (the table)
+ * at addresses of the functions of @list, every @stride-th, that the
+ * symbols of @syms_path say.
+ */
+static void compare_funcs(struct __test_metadata *_metadata, const char *syms_path,
+			  const char *full_path, const char *stripped_path,
+			  const char *const *list, unsigned int stride)
 {
 	struct cp_sym_file *full, *stripped;
 	struct cp_symbolizer *sym;
@@ -308,7 +314,7 @@ static void compare_funcs(struct __test_metadata *_metadata, const char *full_pa
 	struct prog p;
 	int logged = 0;
 
-	ASSERT_EQ(0, read_prog(full_path, list, &p));
+	ASSERT_EQ(0, read_prog(syms_path, list, &p));
 	ASSERT_LT(0, p.nr);
 	sym = cp_sym_new(NULL, stderr);
 	ASSERT_NE(NULL, sym);
@@ -339,14 +345,84 @@ static void compare_funcs(struct __test_metadata *_metadata, const char *full_pa
 TEST_F(gopcl, own_functions)
 {
 	NEED_BUILDS();
-	compare_funcs(_metadata, self->full, self->stripped, own, 1);
+	compare_funcs(_metadata, self->full, self->full, self->stripped, own, 1);
 }
 
 /* Addresses of the runtime's and of the standard library's. */
 TEST_F(gopcl, library_functions)
 {
 	NEED_BUILDS();
-	compare_funcs(_metadata, self->full, self->stripped, others, STRIDE);
+	compare_funcs(_metadata, self->full, self->full, self->stripped, others, STRIDE);
+}
+
+/* Renames the sections of the file open at @fd that end in "gopclntab": how many. */
+static int rename_table(int fd)
+{
+	GElf_Shdr mem, *sh;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	char *name;
+	int n = 0;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return -1;
+	while ((scn = elf_nextscn(elf, scn))) {
+		sh = gelf_getshdr(scn, &mem);
+		name = sh ? elf_strptr(elf, shstrndx, sh->sh_name) : NULL;
+		if (!name || !strstr(name, "gopclntab"))
+			continue;
+		sh = gelf_getshdr(elf_getscn(elf, shstrndx), &mem);
+		/* The string in the file: its section's offset and the name's. */
+		if (pwrite(fd, "gopclnXXX", 9, sh->sh_offset + (strstr(name, "gopclntab") -
+				elf_strptr(elf, shstrndx, 0))) == 9)
+			n++;
+	}
+	elf_end(elf);
+	return n;
+}
+
+/*
+ * Copies of the stripped build without section headers (as sstrip leaves
+ * files), and with the table's section renamed: the table is found by its
+ * header and the module data, and names what it names in the stripped
+ * build.
+ */
+TEST_F(gopcl, no_section)
+{
+	char dir[] = "/tmp/gopclntab_test.XXXXXX", path[64], cmd[PATH_MAX + 128];
+	struct cp_gopcln *t;
+	char err[256];
+	Elf *elf;
+	int fd, how;
+
+	NEED_BUILDS();
+	elf_version(EV_CURRENT);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	for (how = 0; how < 2; how++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, how ? "renamed" : "nosections");
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", self->stripped, path);
+		ASSERT_EQ(0, system(cmd));
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		if (how) {
+			ASSERT_EQ(1, rename_table(fd));
+		} else {
+			/* e_shoff; e_shnum and e_shstrndx (after e_shentsize). */
+			ASSERT_EQ(8, pwrite(fd, "\0\0\0\0\0\0\0\0", 8, 0x28));
+			ASSERT_EQ(4, pwrite(fd, "\0\0\0\0", 4, 0x3c));
+		}
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		ASSERT_NE(NULL, elf);
+		ASSERT_EQ(0, cp_gopcln_open(elf, &t, err, sizeof(err))) TH_LOG("%s", err);
+		EXPECT_TRUE(cp_gopcln_has_inline(t));
+		cp_gopcln_free(t);
+		elf_end(elf);
+		close(fd);
+		compare_funcs(_metadata, self->full, self->stripped, path, own, 1);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(cmd));
 }
 
 /* Every function's entry is that function, by the name its symbol has. */

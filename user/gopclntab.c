@@ -28,6 +28,11 @@
  * function and the offset of an instruction at its call (parentPc), where
  * the index of the caller's inlining is read again, up to the function.
  *
+ * The section is .gopclntab (.data.rel.ro.gopclntab in a PIE); a file
+ * without section headers, or a Go one (.note.go.buildid, .go.buildinfo)
+ * without that section, is searched for a header that module data points
+ * to.
+ *
  * Everything read is bounded by the section or by the file: a damaged table
  * gives no name or a wrong one, never a read outside the file.
  */
@@ -55,7 +60,7 @@ enum fmt { FMT_116 = 116, FMT_118 = 118, FMT_120 = 120 };
 
 struct seg {
 	uint64_t vaddr, filesz, off;
-	bool write;
+	bool write, exec;
 };
 
 struct cp_gopcln {
@@ -452,6 +457,25 @@ static bool find_section(Elf *elf, GElf_Shdr *out)
 	return false;
 }
 
+/* Whether a section says the file is Go's (its build id, or its build info). */
+static bool go_sections(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr mem, *sh;
+	const char *name;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		sh = gelf_getshdr(scn, &mem);
+		name = sh ? elf_strptr(elf, shstrndx, sh->sh_name) : NULL;
+		if (name && (!strcmp(name, ".note.go.buildid") || !strcmp(name, ".go.buildinfo")))
+			return true;
+	}
+	return false;
+}
+
 /* The address of the .text section: the base of entries when the header has none. */
 static uint64_t text_section(Elf *elf)
 {
@@ -486,6 +510,7 @@ static void read_segs(struct cp_gopcln *t, Elf *elf)
 		t->segs[t->nr_segs++] = (struct seg){
 			.vaddr = ph->p_vaddr, .filesz = ph->p_filesz, .off = ph->p_offset,
 			.write = ph->p_flags & PF_W,
+			.exec = ph->p_flags & PF_X,
 		};
 	}
 }
@@ -526,42 +551,23 @@ static int bad(char *err, size_t errlen, const char *why)
 	return -EINVAL;
 }
 
-int cp_gopcln_open(Elf *elf, struct cp_gopcln **out, char *err, size_t errlen)
+/*
+ * The header of t->tab, and the table it describes: 0, -ENODATA (not a
+ * format read), -EINVAL (damaged: the message in @err).
+ */
+static int parse(struct cp_gopcln *t, Elf *elf, char *err, size_t errlen)
 {
 	uint64_t magic, le_magic, w[8], entry = 0, end = 0;
 	unsigned int nw, k;
-	struct cp_gopcln *t;
-	GElf_Shdr sh;
-	size_t image_size;
-	const char *image;
-
-	image = elf_rawfile(elf, &image_size);
-	if (!image || !find_section(elf, &sh)) {
-		snprintf(err, errlen, "no Go table (.gopclntab)");
-		return -ENODATA;
-	}
-	if (sh.sh_offset > image_size || sh.sh_size > image_size - sh.sh_offset)
-		return bad(err, errlen, "its section is past the end of the file");
-	t = calloc(1, sizeof(*t));
-	if (!t) {
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	t->image = (const uint8_t *)image;
-	t->image_size = image_size;
-	t->tab = t->image + sh.sh_offset;
-	t->size = sh.sh_size;
-	t->vaddr = sh.sh_addr;
 
 	/* Magic, two zeros, the quantum, the pointer size: the same since Go 1.2. */
 	if (t->size < 8 || t->tab[4] || t->tab[5] ||
 	    (t->tab[6] != 1 && t->tab[6] != 2 && t->tab[6] != 4) ||
-	    (t->tab[7] != 4 && t->tab[7] != 8)) {
-		free(t);
+	    (t->tab[7] != 4 && t->tab[7] != 8))
 		return bad(err, errlen, "not a header it knows");
-	}
 	t->quantum = t->tab[6];
 	t->ptr = t->tab[7];
+	t->be = false;
 	magic = le_magic = get(t, t->tab, 4);
 	if (magic != GO116_MAGIC && magic != GO118_MAGIC && magic != GO120_MAGIC) {
 		t->be = true;
@@ -578,7 +584,6 @@ int cp_gopcln_open(Elf *elf, struct cp_gopcln **out, char *err, size_t errlen)
 		t->fmt = FMT_120;
 		break;
 	default:
-		free(t);
 		snprintf(err, errlen, "its Go table is of a format not read (%s)",
 			 le_magic == GO12_MAGIC || magic == GO12_MAGIC ? "Go 1.2 to 1.15" :
 			 "an unknown magic");
@@ -587,12 +592,11 @@ int cp_gopcln_open(Elf *elf, struct cp_gopcln **out, char *err, size_t errlen)
 	/* nfunc, nfiles, [textStart,] then the regions' offsets. */
 	nw = t->fmt == FMT_116 ? 7 : 8;
 	for (k = 0; k < nw; k++)
-		if (!tab_get(t, 8 + k * t->ptr, t->ptr, &w[k])) {
-			free(t);
+		if (!tab_get(t, 8 + k * t->ptr, t->ptr, &w[k]))
 			return bad(err, errlen, "its header is cut short");
-		}
 	t->nfunc = w[0];
 	k = 2;
+	t->text = 0;
 	if (t->fmt >= FMT_118)
 		t->text = w[k++];
 	t->names = w[k++];
@@ -602,18 +606,13 @@ int cp_gopcln_open(Elf *elf, struct cp_gopcln **out, char *err, size_t errlen)
 	t->funcs = w[k];
 	t->fsz = t->fmt >= FMT_118 ? 4 : t->ptr;
 	if (t->names >= t->size || t->cutab >= t->size || t->files >= t->size ||
-	    t->pctab >= t->size || t->funcs >= t->size) {
-		free(t);
+	    t->pctab >= t->size || t->funcs >= t->size)
 		return bad(err, errlen, "its regions start past its end");
-	}
-	if (!t->nfunc || t->nfunc > (t->size - t->funcs - t->fsz) / (2 * t->fsz)) {
-		free(t);
+	if (!t->nfunc || t->nfunc > (t->size - t->funcs - t->fsz) / (2 * t->fsz))
 		return bad(err, errlen, "its function table does not fit");
-	}
 	/* A PIE's header may hold no base: the runtime's is where .text starts. */
 	if (t->fmt >= FMT_118 && !t->text)
 		t->text = text_section(elf);
-	read_segs(t, elf);
 	/* Its functions must be code of the file. */
 	functab(t, 0, &entry, NULL);
 	functab(t, t->nfunc, &end, NULL);
@@ -621,12 +620,85 @@ int cp_gopcln_open(Elf *elf, struct cp_gopcln **out, char *err, size_t errlen)
 		if (entry >= t->segs[k].vaddr && entry < end &&
 		    end - t->segs[k].vaddr <= t->segs[k].filesz)
 			break;
-	if (k == t->nr_segs) {
-		free(t);
+	if (k == t->nr_segs)
 		return bad(err, errlen, "its functions are not in the file's code");
+	t->gofunc = t->fmt >= FMT_118 ? find_gofunc(t) : 0;
+	return 0;
+}
+
+/*
+ * A file without the table's section: the table where a header is, at an
+ * 8-byte boundary of a segment that is not code, that the runtime's module
+ * data points to (1.18+; any that parses for 1.16). It runs to the end of
+ * that segment as far as bounds go.
+ */
+static int scan(struct cp_gopcln *t, Elf *elf)
+{
+	const struct seg *s;
+	const uint8_t *p;
+	char err[1];
+	uint64_t at;
+	size_t i;
+
+	for (i = 0; i < t->nr_segs; i++) {
+		s = &t->segs[i];
+		if (s->exec)
+			continue;
+		for (at = 0; at + 64 <= s->filesz; at += 8) {
+			p = t->image + s->off + at;
+			if (p[1] != 0xff || p[2] != 0xff || p[4] || p[5] ||
+			    !((p[0] == 0xff && p[3] >= 0xf0) || (p[3] == 0xff && p[0] >= 0xf0)))
+				continue;
+			t->tab = p;
+			t->size = s->filesz - at;
+			t->vaddr = s->vaddr + at;
+			if (!parse(t, elf, err, sizeof(err)) && (t->gofunc || t->fmt == FMT_116))
+				return 0;
+		}
 	}
-	if (t->fmt >= FMT_118)
-		t->gofunc = find_gofunc(t);
+	return -ENODATA;
+}
+
+int cp_gopcln_open(Elf *elf, struct cp_gopcln **out, char *err, size_t errlen)
+{
+	struct cp_gopcln *t;
+	size_t image_size, nr_shdrs;
+	const char *image;
+	GElf_Shdr sh;
+	int ret;
+
+	image = elf_rawfile(elf, &image_size);
+	if (!image) {
+		snprintf(err, errlen, "no Go table (.gopclntab)");
+		return -ENODATA;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	t->image = (const uint8_t *)image;
+	t->image_size = image_size;
+	read_segs(t, elf);
+	if (find_section(elf, &sh)) {
+		t->tab = t->image + sh.sh_offset;
+		t->size = sh.sh_size;
+		t->vaddr = sh.sh_addr;
+		ret = sh.sh_offset > image_size || sh.sh_size > image_size - sh.sh_offset ?
+		      bad(err, errlen, "its section is past the end of the file") :
+		      parse(t, elf, err, errlen);
+	} else if (!elf_getshdrnum(elf, &nr_shdrs) && nr_shdrs && !go_sections(elf)) {
+		snprintf(err, errlen, "no Go table (.gopclntab)");
+		ret = -ENODATA;
+	} else {
+		ret = scan(t, elf);
+		if (ret)
+			snprintf(err, errlen, "no Go table (no .gopclntab, and no header found)");
+	}
+	if (ret) {
+		free(t);
+		return ret;
+	}
 	*out = t;
 	return 0;
 }
