@@ -17,6 +17,10 @@
  * directory, and debuginfod when DEBUGINFOD_URLS is set. C++ and Rust names
  * are demangled with libiberty's cplus_demangle(), which knows both Rust
  * manglings; the mangled name stays the frame's sysname.
+ *
+ * Code DWARF does not name in a Go program (one built -ldflags='-s -w' has
+ * none) is named from the Go runtime's own table (gopclntab.c): functions,
+ * inline chains, files and lines, as DWARF would.
  */
 
 #define _GNU_SOURCE
