@@ -12,6 +12,10 @@
  * contiguous, and merges each line's ranges; then those ranges by offset,
  * for cp_lines_at()'s binary search. Function names are the symbolizer's,
  * looked up on demand.
+ *
+ * A Go program without DWARF (-ldflags='-s -w') has the rows of its
+ * runtime's table instead (gopclntab.c): the runs of one file and line of
+ * each function, all statements (the table has no is_stmt).
  */
 
 #define _GNU_SOURCE
@@ -25,6 +29,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "elffile.h"
+#include "gopclntab.h"
 #include "lines.h"
 #include "strtab.h"
 #include "symbolize.h"
@@ -92,6 +97,8 @@ struct builder {
 	Dwarf_Files *files;		/* the file table @map is for */
 	int64_t *map;			/* its file numbers to name numbers, or -1 */
 	size_t map_used, map_cap;
+	const char *go_file;		/* the Go table's last file name, and its number */
+	int64_t go_num;
 	char buf[2 * PATH_MAX];
 };
 
@@ -453,6 +460,54 @@ out:
 	return ret;
 }
 
+/* A run of one line of Go's table, at ELF addresses. */
+static int go_row(uint64_t start, uint64_t end, const char *file, int line, void *arg)
+{
+	struct builder *b = arg;
+	uint64_t off, limit;
+
+	if (!place(b, start, &off, &limit))
+		return 0;
+	/* Runs of one function mostly share a file: its number once. */
+	if (file != b->go_file) {
+		b->go_num = cp_strtab_add_str(&b->l->names, file);
+		if (b->go_num < 0)
+			return b->go_num;
+		b->go_file = file;
+	}
+	return add_row(b, &(struct row){
+		.start = off,
+		.end = end - start < limit - off ? off + (end - start) : limit,
+		.file = b->go_num,
+		.line = line,
+		.stmt = 1,
+	});
+}
+
+/* The rows of Go's table of @elf, when it has one. */
+static int read_go(struct builder *b, Elf *elf, const char *path, char *err, size_t errlen)
+{
+	struct cp_gopcln *t;
+	char msg[256];
+	int ret;
+
+	ret = cp_gopcln_open(elf, &t, msg, sizeof(msg));
+	if (ret == -ENODATA)
+		return 0;
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", path, msg);
+		return ret;
+	}
+	b->nr_segs = b->nr_secs = 0;
+	read_layout(b, elf);
+	b->shift = 0;
+	ret = cp_gopcln_rows(t, go_row, b);
+	if (ret)
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+	cp_gopcln_free(t);
+	return ret;
+}
+
 int cp_lines_open(const char *path, struct cp_lines **out, char *err, size_t errlen)
 {
 	struct builder *b;
@@ -464,19 +519,22 @@ int cp_lines_open(const char *path, struct cp_lines **out, char *err, size_t err
 	ret = cp_elf_open(path, &elf, err, errlen);
 	if (ret)
 		return ret;
-	elf_end(elf);
 
 	b = calloc(1, sizeof(*b));
 	l = calloc(1, sizeof(*l));
 	if (!b || !l || cp_strtab_init(&l->names)) {
 		free(b);
 		free(l);
+		elf_end(elf);
 		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	b->l = l;
 	l->path = strdup(path);
 	ret = l->path ? read_dwarf(b, path, err, errlen) : -ENOMEM;
+	if (!ret && !b->nr_rows)
+		ret = read_go(b, elf, path, err, errlen);
+	elf_end(elf);
 	if (!ret && !b->nr_rows) {
 		snprintf(err, errlen, "%s: no DWARF line table (build with -g)", path);
 		ret = -ENODATA;

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "elffile.h"
+#include "gopclntab.h"
 #include "lines.h"
 #include "probes.h"
 
@@ -342,7 +343,29 @@ static void scan_syms(Elf *elf, GElf_Word type, struct funcs *f)
 	}
 }
 
-/* The entries of function @name in @o (.symtab, else .dynsym), as locations: how many. */
+/* The Go functions called f->name in the runtime's table of a stripped Go program. */
+static void scan_go(Elf *elf, struct funcs *f)
+{
+	struct cp_gopcln *t;
+	const char *s;
+	uint64_t entry, off;
+	char err[1];
+	size_t i, n;
+
+	if (cp_gopcln_open(elf, &t, err, sizeof(err)))
+		return;
+	n = cp_gopcln_count(t);
+	for (i = 0; i < n; i++)
+		if (!cp_gopcln_func(t, i, &entry, &s) && !strcmp(s, f->name) &&
+		    !cp_elf_vaddr_to_off(elf, entry, &off))
+			add_func(f, 0, off);
+	cp_gopcln_free(t);
+}
+
+/*
+ * The entries of function @name in @o (.symtab, else .dynsym, else a Go
+ * program's own table), as locations: how many.
+ */
 static size_t find_func(struct res *r, const struct obj *o, const char *name)
 {
 	struct funcs f = { .name = name, .len = strlen(name) };
@@ -351,6 +374,8 @@ static size_t find_func(struct res *r, const struct obj *o, const char *name)
 	scan_syms(o->elf, SHT_SYMTAB, &f);
 	if (!f.nr)
 		scan_syms(o->elf, SHT_DYNSYM, &f);
+	if (!f.nr)
+		scan_go(o->elf, &f);
 	for (i = 0; i < f.nr; i++)
 		add_loc(r, o->path, f.off[i], false);
 	return f.nr;

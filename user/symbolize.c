@@ -17,6 +17,10 @@
  * directory, and debuginfod when DEBUGINFOD_URLS is set. C++ and Rust names
  * are demangled with libiberty's cplus_demangle(), which knows both Rust
  * manglings; the mangled name stays the frame's sysname.
+ *
+ * Code DWARF does not name in a Go program (one built -ldflags='-s -w' has
+ * none) is named from the Go runtime's own table (gopclntab.c): functions,
+ * inline chains, files and lines, as DWARF would.
  */
 
 #define _GNU_SOURCE
@@ -34,6 +38,7 @@
 #include <gelf.h>
 #include <libiberty/demangle.h>
 
+#include "gopclntab.h"
 #include "htab.h"
 #include "symbolize.h"
 
@@ -111,6 +116,8 @@ struct cp_sym_file {
 	Elf *elf;
 	GElf_Addr bias;
 	bool dwarf;		/* it has DWARF */
+	struct cp_gopcln *go;	/* Go's own table, for code DWARF does not name */
+	bool go_tried;
 	unsigned int caps;
 	struct usym *syms;
 	size_t nr_syms;
@@ -186,6 +193,7 @@ static void free_file(struct cp_sym_file *f)
 {
 	size_t i;
 
+	cp_gopcln_free(f->go);
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
 	for (i = 0; i < f->nr_cus; i++)
@@ -346,6 +354,14 @@ static void unusable(struct cp_sym_file *f, const char *why)
 			f->path, why);
 }
 
+static void unusable_go(struct cp_sym_file *f, const char *why)
+{
+	if (f->owner->warn)
+		fprintf(f->owner->warn,
+			"cprof report: warning: %s: %s: its Go functions are named by symbols only\n",
+			f->path, why);
+}
+
 /*
  * By address; of the names of one address the best first, as perf chooses:
  * global before weak before local, then fewer leading underscores, then
@@ -474,6 +490,19 @@ static Dwfl_Module *report_module(struct cp_sym_file *f)
 	return mod;
 }
 
+/* Go's table of the file, read on first use: NULL if it has none (a damaged one is said). */
+static struct cp_gopcln *go_table(struct cp_sym_file *f)
+{
+	char msg[256];
+
+	if (!f->go_tried) {
+		f->go_tried = true;
+		if (cp_gopcln_open(f->elf, &f->go, msg, sizeof(msg)) == -EINVAL)
+			unusable_go(f, msg);
+	}
+	return f->go;
+}
+
 static void open_file(struct cp_sym_file *f)
 {
 	const unsigned char *bits;
@@ -526,6 +555,13 @@ static void open_file(struct cp_sym_file *f)
 	if (dwfl_module_getdwarf(f->mod, &bias)) {
 		f->dwarf = true;
 		f->caps |= CP_SYM_FUNCTIONS | CP_SYM_FILENAMES | CP_SYM_LINES | CP_SYM_INLINE;
+		return;
+	}
+	/* A Go program built without DWARF (-ldflags=-w, -s -w) still has its runtime's table. */
+	if (go_table(f)) {
+		f->caps |= CP_SYM_FUNCTIONS | CP_SYM_FILENAMES | CP_SYM_LINES;
+		if (cp_gopcln_has_inline(f->go))
+			f->caps |= CP_SYM_INLINE;
 	}
 }
 
@@ -886,6 +922,30 @@ static int dwarf_frames(struct cp_sym_file *f, GElf_Addr addr, struct cp_sym_fra
 	return k;
 }
 
+/*
+ * The view of Go's table, as DWARF's: a Go function's code is all in the
+ * file where it is declared, so that file is its declaration's too.
+ */
+static int go_frames(struct cp_sym_file *f, GElf_Addr addr, struct cp_sym_frame *frames,
+		     int max)
+{
+	struct cp_go_frame go[CP_SYM_MAX_FRAMES];
+	int n, i;
+
+	n = cp_gopcln_lookup(f->go, addr - f->bias, go, max < CP_SYM_MAX_FRAMES ? max :
+			     CP_SYM_MAX_FRAMES);
+	for (i = 0; i < n; i++)
+		frames[i] = (struct cp_sym_frame){
+			.func = go[i].func,
+			.sysname = go[i].func,
+			.file = go[i].file,
+			.line = go[i].line,
+			.decl_file = go[i].file,
+			.decl_line = go[i].start_line,
+		};
+	return n;
+}
+
 int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *frames, int max)
 {
 	const char *sym;
@@ -901,6 +961,8 @@ int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *fram
 	sym = find_sym(f, addr);
 	if (f->dwarf)
 		n = dwarf_frames(f, addr, frames, max);
+	if (!n && go_table(f))
+		n = go_frames(f, addr, frames, max);
 	if (!n) {
 		if (!sym)
 			return 0;

@@ -7,7 +7,8 @@
  * file and line, and the functions inlined there, innermost first. Files
  * are the ones mapped at recording time, opened as they are now (under a
  * --symfs root), with their separate debug information when installed, or
- * ELF images the recording carries (the vDSO). Built on elfutils' libdwfl.
+ * ELF images the recording carries (the vDSO). Built on elfutils' libdwfl,
+ * and on the Go runtime's table for Go programs without DWARF.
  */
 
 #include <stdbool.h>
