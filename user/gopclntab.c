@@ -434,65 +434,53 @@ bool cp_gopcln_has_inline(const struct cp_gopcln *t)
 	return t->gofunc != 0;
 }
 
-/* The section of the table: .gopclntab, or .data.rel.ro.gopclntab in a PIE. */
-static bool find_section(Elf *elf, GElf_Shdr *out)
+/* The first section, with contents, whose name is one of names (NULL-ended). */
+static bool section_named(Elf *elf, const char *const *names, GElf_Shdr *out)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr mem, *sh;
 	const char *name;
-	size_t shstrndx;
+	size_t shstrndx, i;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return false;
 	while ((scn = elf_nextscn(elf, scn))) {
 		sh = gelf_getshdr(scn, &mem);
-		if (!sh || sh->sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh->sh_name);
-		if (name && (!strcmp(name, ".gopclntab") || !strcmp(name, ".data.rel.ro.gopclntab"))) {
-			*out = *sh;
-			return true;
+		name = sh && sh->sh_type != SHT_NOBITS ? elf_strptr(elf, shstrndx, sh->sh_name) : NULL;
+		for (i = 0; name && names[i]; i++) {
+			if (!strcmp(name, names[i])) {
+				*out = *sh;
+				return true;
+			}
 		}
 	}
 	return false;
 }
 
+/* The section of the table: .gopclntab, or .data.rel.ro.gopclntab in a PIE. */
+static bool find_section(Elf *elf, GElf_Shdr *out)
+{
+	static const char *const names[] = { ".gopclntab", ".data.rel.ro.gopclntab", NULL };
+
+	return section_named(elf, names, out);
+}
+
 /* Whether a section says the file is Go's (its build id, or its build info). */
 static bool go_sections(Elf *elf)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr mem, *sh;
-	const char *name;
-	size_t shstrndx;
+	static const char *const names[] = { ".note.go.buildid", ".go.buildinfo", NULL };
+	GElf_Shdr sh;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		sh = gelf_getshdr(scn, &mem);
-		name = sh ? elf_strptr(elf, shstrndx, sh->sh_name) : NULL;
-		if (name && (!strcmp(name, ".note.go.buildid") || !strcmp(name, ".go.buildinfo")))
-			return true;
-	}
-	return false;
+	return section_named(elf, names, &sh);
 }
 
 /* The address of the .text section: the base of entries when the header has none. */
 static uint64_t text_section(Elf *elf)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr mem, *sh;
-	const char *name;
-	size_t shstrndx;
+	static const char *const names[] = { ".text", NULL };
+	GElf_Shdr sh;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		sh = gelf_getshdr(scn, &mem);
-		name = sh ? elf_strptr(elf, shstrndx, sh->sh_name) : NULL;
-		if (name && !strcmp(name, ".text"))
-			return sh->sh_addr;
-	}
-	return 0;
+	return section_named(elf, names, &sh) ? sh.sh_addr : 0;
 }
 
 static void read_segs(struct cp_gopcln *t, Elf *elf)
