@@ -19,6 +19,7 @@ struct task_struct;
 #define CP_TASK_BLOCKED	BIT(3)	/* blocked at blocked_at, not woken since */
 #define CP_TASK_WOKEN	BIT(4)	/* woken before it switched out */
 #define CP_TASK_EXEMPT	BIT(5)	/* the experiment's starter may not delay it */
+#define CP_TASK_WAKEPAY	BIT(6)	/* its queued payment is a woken thread's */
 
 /*
  * The causal state of one thread during an experiment. A slot is claimed

@@ -171,13 +171,17 @@ TEST_F_TIMEOUT(agg, counts_add_up, 90)
 }
 
 /*
- * The smallest table (16 entries), 8 threads and an owner that stops
+ * The smallest table (16 entries), 24 threads and an owner that stops
  * reading for a while (its table stays unsent, the other fills): samples
- * fall back to SAMPLE records, all counted, none lost silently.
+ * fall back to SAMPLE records, all counted, none lost silently. A key is
+ * (thread, stack) and hot_spin()'s loop has two or three addresses: with
+ * 8 threads, four to a CPU, a CPU's keys could stay below 16 (the table
+ * never filled once in a full run); 24 threads give each CPU of two at
+ * least twice that.
  */
 TEST_F_TIMEOUT(agg, table_full_falls_back, 90)
 {
-	char *argv[] = { self->spin, "-t", "8", "-s", "3", NULL };
+	char *argv[] = { self->spin, "-t", "24", "-s", "3", NULL };
 	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
 	struct timespec stall = { 1, 500000000L };
 	struct tally t;

@@ -237,6 +237,57 @@ TEST_F(causal, timer_sleep)
 	ASSERT_GE(b.paid, self->info.inserted * 9 / 10);
 }
 
+/*
+ * A thread woken by a timer owing less than min_pause_us (B: 5 ms asleep
+ * and 2 ms of work while A runs the selected code at 10 %, so about half
+ * a millisecond a wake-up) pays it on its way back to user mode, by
+ * spinning where its CPU has nothing else to run; with spin_pause_us 0 it
+ * pays only debts of min_pause_us, asleep.
+ */
+TEST_F(causal, spin_payments)
+{
+	uint64_t spin_pause, min_pause;
+	int64_t spins[2] = { 0 }, spun[2] = { 0 }, inserted[2] = { 0 };
+	struct exp_task b[2] = { 0 };
+	int i, ret = 0;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU: B's CPU always has A to run");
+	ASSERT_EQ(0, cp_module_param_get("spin_pause_us", &spin_pause));
+	ASSERT_EQ(0, cp_module_param_get("min_pause_us", &min_pause));
+	ASSERT_NE(0U, spin_pause);
+	ASSERT_EQ(0, spawn(_metadata, self, "sleep", "0"));
+	ASSERT_EQ(0, session_start(self));
+	for (i = 0; i < 2 && !ret; i++) {
+		ret = cp_module_param_set("spin_pause_us", i ? 0 : spin_pause);
+		if (!ret)
+			ret = experiment(self, 100, 2000);
+		if (!ret)
+			ret = exp_task(&self->info, self->c.b, &b[i]);
+		if (!ret && (cp_exp_i64(self->info.text, "spins", &spins[i]) ||
+			     cp_exp_i64(self->info.text, "spun_ns", &spun[i])))
+			ret = -EINVAL;
+		inserted[i] = self->info.inserted;
+		TH_LOG("spin_pause_us %" PRIu64 ": inserted %" PRId64 " ns, B paid %" PRId64
+		       " ns in %d payments, %" PRId64 " spun (%" PRId64 " ns)",
+		       i ? 0 : spin_pause, inserted[i], b[i].paid, b[i].payments,
+		       spins[i], spun[i]);
+	}
+	EXPECT_EQ(0, cp_module_param_set("spin_pause_us", spin_pause));
+	ASSERT_EQ(0, ret);
+	ASSERT_LT(20, b[0].payments);
+	/* Paid at the wake-ups, a debt well below min_pause_us each... */
+	ASSERT_LT(b[0].paid / b[0].payments, (int64_t)min_pause * 1000 / 2);
+	/* ... spinning: B's CPU had nothing else to run. */
+	ASSERT_LE(b[0].payments / 2, spins[0]);
+	ASSERT_LE(b[0].paid / 2, spun[0]);
+	ASSERT_GE(b[0].paid, inserted[0] / 2);
+	/* Without: asleep, and only debts of min_pause_us. */
+	ASSERT_EQ(0, spins[1]);
+	ASSERT_LT(0, b[1].payments);
+	ASSERT_GE(b[1].paid / (b[1].payments ?: 1), (int64_t)min_pause * 1000 * 9 / 10);
+}
+
 TEST_F(causal, callee_hits)
 {
 	int64_t before, after;
