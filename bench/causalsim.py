@@ -22,8 +22,9 @@ vCPUs.
 
 	bench/causalsim.py [--prog futex|pipe] [--seeds N] [KEY=VALUE ...]
 
-KEY=VALUE sets a parameter of run() below (times in ms), e.g.
-min_pause=2 spin_max=0 (the rules before spinning payments).
+KEY=VALUE sets a parameter of run() below (times in ms), e.g. spin_max=2
+(the module's spin_pause_us 2000), line=other (other() or consume()
+selected), miss=0 (every tick on time).
 """
 import argparse
 import heapq
@@ -43,9 +44,9 @@ class Thread:
 
 
 def run(speedup, prof=True, prog='futex', P=1.0, miss=0.33, min_pause=2.0,
-        spin_min=0.1, spin_max=2.0, max_pause=10.0, Lw=0.05, Lp=0.2, Lj=0.5,
+        spin_min=0.1, spin_max=0.0, max_pause=10.0, Lw=0.05, Lp=0.2, Lj=0.5,
         trap=0.02, visit=0.003, jitter=0.05, dur=20000.0, warm=1000.0, seed=1,
-        crit=1.3, other=0.65, produce=2.8, consume=1.7, cap=8192):
+        crit=1.3, other=0.65, produce=2.8, consume=1.7, cap=8192, line='main'):
     """One run: returns (wall, effective) ms per progress event."""
     rnd = random.Random(seed)
     evq, seq = [], [0]
@@ -61,12 +62,15 @@ def run(speedup, prof=True, prog='futex', P=1.0, miss=0.33, min_pause=2.0,
 
     # Programs: steps of ('work', ms, selected), ('lock',), ('unlock',),
     # ('put',), ('get',), ('progress',).
+    # line: the selected code, 'main' (crit(), produce()) or 'other'
+    # (other(), consume()).
+    m = line == 'main'
     if prog == 'futex':
-        script = [[('lock',), ('work', crit, True), ('unlock',), ('progress',),
-                   ('work', other, False)]] * 2
+        script = [[('lock',), ('work', crit, m), ('unlock',), ('progress',),
+                   ('work', other, not m)]] * 2
     else:
-        script = [[('work', produce, True), ('put',)],
-                  [('get',), ('work', consume, False), ('progress',)]]
+        script = [[('work', produce, m), ('put',)],
+                  [('get',), ('work', consume, not m), ('progress',)]]
     ths = [Thread(i) for i in range(len(script))]
     lock = {'v': 0, 'q': []}
     pipe = {'n': 0, 'rq': [], 'wq': []}
@@ -251,7 +255,7 @@ def main():
     kw = {'prog': a.prog}
     for kv in a.set:
         k, v = kv.split('=', 1)
-        kw[k] = float(v)
+        kw[k] = v if k == 'line' else float(v)
     for sp in (int(x) / 100 for x in a.speedups.split(',')):
         tr, pr = [], []
         for seed in range(a.seeds):
@@ -263,7 +267,7 @@ def main():
             pr.append(100 * (1 - vs / v0))
         tr.sort()
         pr.sort()
-        print(f"{a.prog} {round(sp * 100)} %: truth {tr[len(tr) // 2]:.1f}  "
+        print(f"{a.prog} {kw.get('line', 'main')} {round(sp * 100)} %: truth {tr[len(tr) // 2]:.1f}  "
               f"predicted {pr[len(pr) // 2]:.1f} [{pr[0]:.1f}, {pr[-1]:.1f}]")
 
 
