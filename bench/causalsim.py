@@ -41,6 +41,7 @@ class Thread:
         self.step = 0
         self.blocked = None	# (global, owed, time) when it blocked
         self.woken = False	# its payment is a woken thread's
+        self.keep = 0.0		# debt taken on from its waker at a wake-up
 
 
 def run(speedup, prof=True, prog='futex', P=1.0, miss=0.33, min_pause=2.0,
@@ -100,6 +101,7 @@ def run(speedup, prof=True, prog='futex', P=1.0, miss=0.33, min_pause=2.0,
                 g0, o0, t0 = u.blocked
                 mine = still_owed(o0, G[0] - g0, now - t0)
                 u.local, u.lag = G[0], max(mine, debt)
+                u.keep = max(debt - mine, 0.0)	# the waker's part
                 u.blocked = None
         u.state = 'waking'
         u.gen += 1
@@ -161,9 +163,13 @@ def run(speedup, prof=True, prog='futex', P=1.0, miss=0.33, min_pause=2.0,
                     return
             t.step = (t.step + 1) % len(script[t.i])
 
+    def due(t):
+        # wake_due(): with spinning, a woken thread's own debt only
+        return owed(t) - (t.keep if t.woken and spin_max else 0.0)
+
     def pay(t, now, resume):
         """settle(): one payment, or back to work."""
-        d = owed(t)
+        d = due(t)
         if d >= t.least:
             amount = min(d, max_pause)
             if amount < spin_max and t.woken:
@@ -227,7 +233,7 @@ def run(speedup, prof=True, prog='futex', P=1.0, miss=0.33, min_pause=2.0,
         elif kind == 'woken':
             t.woken = True
             t.least = least(t)
-            if prof and owed(t) >= t.least:
+            if prof and due(t) >= t.least:
                 pay(t, now, None)
             else:
                 advance(t, now)

@@ -61,6 +61,7 @@ int cp_tasks_reset(void)
 		atomic_set(&t->flags, 0);
 		atomic64_set(&t->local, 0);
 		atomic64_set(&t->lag, 0);
+		atomic64_set(&t->keep, 0);
 		atomic64_set(&t->blocked_at, 0);
 		atomic64_set(&t->blocked_owed, 0);
 		atomic64_set(&t->blocked_ns, 0);

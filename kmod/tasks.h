@@ -31,6 +31,7 @@ struct cp_task {
 	atomic_t flags;
 	atomic64_t local;		/* delay accounted for, ns */
 	atomic64_t lag;			/* owed besides global - local, ns */
+	atomic64_t keep;		/* of it, its waker's, not due at the wake-up */
 	atomic64_t blocked_at;		/* the global delay when it last blocked */
 	atomic64_t blocked_owed;	/* what it owed then, ns */
 	atomic64_t blocked_ns;		/* and when (ktime_get_mono_fast_ns()) */
