@@ -43,7 +43,8 @@
 # PROGS (default "barrier pipe futex wait", or comma-separated), REPS (truth rounds, default 5),
 # TRUTH_S (seconds a truth run, default 6), RUN_S (seconds a profiled run,
 # default 90), ROUNDS (profiled runs of each tool and mode, default 3),
-# COZ (0: leave Coz out).
+# COZ (0: leave Coz out), MODPARAMS (module parameters for the run,
+# comma-separated NAME=VALUE, e.g. spin_pause_us=2000).
 
 repo=${CAUSALPROF_REPO:?}
 targets=$repo/build/tests/targets
@@ -57,6 +58,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 grep -q '^causalprof ' /proc/modules || insmod "${CAUSALPROF_KO:?}" || exit 1
+for p in $(echo "${MODPARAMS:-}" | tr , " "); do
+	echo "${p#*=}" > "/sys/module/causalprof/parameters/${p%%=*}" || exit 1
+	echo "module parameter ${p%%=*}=${p#*=}"
+done
 
 # prog NAME: sets bin, cozbin, src, the lines and knobs of the one that
 # matters (main) and the one that does not (other), and the point's spec.
