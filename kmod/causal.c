@@ -561,10 +561,17 @@ static s64 wake_due(struct cp_task *t)
 	return owed(t) - atomic64_read(&t->keep);
 }
 
-/* The least debt a woken current pays now, on this CPU. */
-static s64 woken_least(void)
+/*
+ * The least debt current pays next: a payment that began spinning goes on
+ * down to spin_least(), asleep where the CPU became wanted (the task that
+ * wants it takes the pause's time, not the payer's work); a woken thread
+ * pays from spin_least() on where it may spin now; else min_pause().
+ */
+static s64 pay_least(bool woken, bool spinning)
 {
-	return may_spin() ? spin_least() : min_pause();
+	if (spinning || (woken && may_spin()))
+		return spin_least();
+	return min_pause();
 }
 
 /* What t owes now, ns (may be negative). */
@@ -715,7 +722,7 @@ static u64 spin_for(u64 amount, u32 id)
  * On the way back to user mode: sleep off what the thread owes,
  * max_pause_us at a time, until it owes less than min_pause_us (a woken
  * thread: spin it off, or sleep where it may not spin, down to
- * woken_least(); once it spun, down to spin_least()). As in Coz, the time
+ * pay_least()). As in Coz, the time
  * actually slept or spun is what is credited, also when the experiment's
  * stop cut the sleep short: the stop waits for its payers before it seals
  * the totals, and no experiment starts before.
@@ -731,7 +738,7 @@ static u64 spin_for(u64 amount, u32 id)
 static noinline void settle(struct cp_task *t)
 {
 	bool woken = atomic_read(&t->flags) & CP_TASK_WAKEPAY, spun, spinning = false;
-	s64 debt, least = woken ? woken_least() : min_pause();
+	s64 debt, least = pay_least(woken, false);
 	u32 id = t->exp;
 	u64 t0, slept, amount, asked;
 
@@ -781,12 +788,7 @@ static noinline void settle(struct cp_task *t)
 			atomic64_add(slept, &exp.spun_ns);
 		}
 		spin_unlock(&seal_lock);
-		/*
-		 * A payment that began spinning goes on down to spin_min_us,
-		 * asleep where the CPU became wanted: the task that wants it
-		 * takes the pause's time, not the payer's work.
-		 */
-		least = spinning ? spin_least() : woken ? woken_least() : min_pause();
+		least = pay_least(woken, spinning);
 	}
 	atomic_andnot(CP_TASK_PAYING, &t->flags);
 out:
