@@ -201,9 +201,18 @@ int cp_every_note(struct cp_every *e, const struct causalprof_record_hdr *h)
 				bury(e, &e->carry[i]);
 		return 0;
 	case CP_REC_BUILDID:
-	case CAUSALPROF_REC_STACK:
-		/* A stack comes once per CPU per session: every interval needs it. */
 		return carry(e, h, 0, 0);
+	case CAUSALPROF_REC_STACK:
+		/*
+		 * A stack comes once per CPU per session: every interval needs
+		 * it, unless its CPU sends it again (its set of sent stacks was
+		 * full): then only until the next interval, which may have the
+		 * counts of the drain that brought it.
+		 */
+		ret = carry(e, h, 0, 0);
+		if (!ret && (h->flags & CAUSALPROF_STACK_F_AGAIN))
+			bury(e, &e->carry[e->nr - 1]);
+		return ret;
 	}
 	return 0;
 }

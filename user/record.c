@@ -57,6 +57,12 @@
 #define EVERY_FREQ		99	/* --every's default -F, as perf users know it */
 #define EVERY_KEEP		360	/* --every's default --keep: an hour of 10 s profiles */
 #define EVERY_SYM_CACHE		256	/* --every's default --symbol-cache, MiB */
+/*
+ * --every's aggregation tables: room for 99 Hz and more (a table half full
+ * is drained at once), and a set of 8 x 128 stacks sent per CPU, which
+ * every interval carries; stacks beyond it are sent again when counted.
+ */
+#define EVERY_AGG_ENTRIES	128
 #define STR(x)			#x
 #define XSTR(x)			STR(x)
 
@@ -1384,6 +1390,8 @@ static int start_session(struct record *r)
 		.flags = r->flags,
 		.target_pid = r->child > 0 ? r->child : r->pid,
 		.events = &r->events,
+		.agg_entries = r->every_on && (r->flags & CAUSALPROF_F_AGGREGATE) ?
+			       EVERY_AGG_ENTRIES : 0,
 	};
 	char what[512], target[64], list[256];
 	int err;
