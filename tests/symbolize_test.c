@@ -322,6 +322,7 @@ TEST(cache_kept_and_capped)
 	ASSERT_EQ(0, cp_build_path("sym/symtarget-nopie", b, sizeof(b)));
 	sym = cp_sym_new(NULL, NULL);
 	ASSERT_NE(NULL, sym);
+	cp_sym_set_cap(sym, 0);
 
 	/* No cap: kept, not opened again. */
 	expect_named(_metadata, sym, a, "main");

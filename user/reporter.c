@@ -19,14 +19,25 @@
 #include "ksyms.h"
 #include "reporter.h"
 
+/*
+ * Intervals may wait for the report under way as long as they span this
+ * (at least one, at most MAX_WAITING): what the first report costs, which
+ * opens and reads every file once, is caught up on afterwards.
+ */
+#define WAITING_SPAN_NS	60000000000ULL
+#define MAX_WAITING	128
+/* Free memory malloc may keep between reports before it is given back. */
+#define TRIM_SLACK	(4 << 20)
+
 struct cp_reporter {
 	struct cp_every *e;
 	bool symbolize;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	/* Under the lock */
-	struct cp_every_interval waiting;	/* path NULL: none */
+	/* Under the lock: a ring of the intervals waiting, oldest first */
+	struct cp_every_interval waiting[MAX_WAITING];
+	unsigned int first, nr, max;
 	bool stopping;
 	struct cp_reporter_stats st;
 
@@ -95,11 +106,13 @@ static void report(struct cp_reporter *rp, struct cp_every_interval *iv)
 		fprintf(stderr, "%s: out of memory: the symbols kept were dropped\n", rp->e->prog);
 	cp_sym_get_stats(rp->sym, &sst);
 	/*
-	 * What the report allocated goes back to the system: malloc keeps
-	 * freed memory, so cprof's RSS would stay that of its largest
-	 * interval (see also cp_every_init()).
+	 * What the report allocated goes back to the system once it adds up:
+	 * malloc keeps freed memory, so cprof's RSS would stay that of its
+	 * largest interval (see also cp_every_init()). Not at every report:
+	 * what it gives back is faulted in again by the next.
 	 */
-	malloc_trim(0);
+	if (mallinfo2().fordblks > TRIM_SLACK)
+		malloc_trim(0);
 	cpu = thread_cpu() - cpu;
 
 	pthread_mutex_lock(&rp->lock);
@@ -123,12 +136,13 @@ static void *run(void *arg)
 
 	pthread_mutex_lock(&rp->lock);
 	for (;;) {
-		while (!rp->waiting.path && !rp->stopping)
+		while (!rp->nr && !rp->stopping)
 			pthread_cond_wait(&rp->cond, &rp->lock);
-		if (!rp->waiting.path)
+		if (!rp->nr)
 			break;
-		iv = rp->waiting;
-		rp->waiting.path = NULL;
+		iv = rp->waiting[rp->first];
+		rp->first = (rp->first + 1) % MAX_WAITING;
+		rp->nr--;
 		pthread_mutex_unlock(&rp->lock);
 		report(rp, &iv);
 		pthread_mutex_lock(&rp->lock);
@@ -147,6 +161,8 @@ int cp_reporter_start(struct cp_reporter **rpp, struct cp_every *e, bool symboli
 		return -ENOMEM;
 	rp->e = e;
 	rp->symbolize = symbolize;
+	rp->max = WAITING_SPAN_NS / e->interval_ns;
+	rp->max = rp->max < 1 ? 1 : rp->max > MAX_WAITING ? MAX_WAITING : rp->max;
 	rp->sym = cp_sym_new(NULL, stderr);
 	if (!rp->sym) {
 		free(rp);
@@ -171,20 +187,25 @@ int cp_reporter_start(struct cp_reporter **rpp, struct cp_every *e, bool symboli
 
 int cp_reporter_submit(struct cp_reporter *rp, const struct cp_every_interval *iv)
 {
-	struct cp_every_interval old;
-	unsigned int skipped;
+	struct cp_every_interval old = { 0 };
+	unsigned int skipped = 0, waiting;
 
 	pthread_mutex_lock(&rp->lock);
-	old = rp->waiting;
-	rp->waiting = *iv;
-	if (old.path)
+	if (rp->nr == rp->max) {
+		/* The oldest waiting goes: the newest are the ones wanted. */
+		old = rp->waiting[rp->first];
+		rp->first = (rp->first + 1) % MAX_WAITING;
+		rp->nr--;
 		skipped = ++rp->st.skipped;
+	}
+	rp->waiting[(rp->first + rp->nr++) % MAX_WAITING] = *iv;
+	waiting = rp->nr;
 	pthread_cond_signal(&rp->cond);
 	pthread_mutex_unlock(&rp->lock);
 	if (!old.path)
 		return 0;
-	fprintf(stderr, "%s: interval %u (%.3f s) skipped: an earlier interval's report was still being written when interval %u ended (%u skipped so far)\n",
-		rp->e->prog, old.index, old.duration_ns / 1e9, iv->index, skipped);
+	fprintf(stderr, "%s: interval %u (%.3f s) skipped: %u intervals were waiting for the reports when interval %u ended (%u skipped so far)\n",
+		rp->e->prog, old.index, old.duration_ns / 1e9, waiting, iv->index, skipped);
 	unlink(old.path);
 	free(old.path);
 	return 1;

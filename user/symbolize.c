@@ -38,6 +38,7 @@
 #include <gelf.h>
 #include <libiberty/demangle.h>
 
+#include "array.h"
 #include "gopclntab.h"
 #include "htab.h"
 #include "symbolize.h"
@@ -137,6 +138,19 @@ struct cp_sym_file {
 	/* The cache (cp_sym_trim()) */
 	uint64_t used;		/* the symbolizer's clock when last asked for */
 	size_t bytes;		/* what it holds, once opened: an estimate */
+	/* Lookups already made, when the symbolizer keeps them */
+	struct memo *memos;
+	size_t nr_memos, cap_memos;
+	struct cp_sym_frame *memo_frames;
+	size_t nr_memo_frames, cap_memo_frames;
+	struct cp_htab memo_index;
+};
+
+/* A lookup's result: frames [first, first + nr) of memo_frames. */
+struct memo {
+	uint64_t off;
+	uint32_t first;
+	uint32_t nr;
 };
 
 /* A demangled name, kept until the cache drops them all. */
@@ -156,6 +170,7 @@ struct cp_symbolizer {
 	size_t nr_names, cap_names;
 	struct cp_htab name_index;
 	bool offline;		/* files are never opened */
+	bool keep;		/* a cache: lookups are kept with their files */
 	/* Kept from report to report: bounded by cp_sym_trim() */
 	size_t cap_bytes;	/* 0: no bound */
 	size_t names_bytes;
@@ -198,11 +213,24 @@ struct cp_symbolizer *cp_sym_new(const char *symfs, FILE *warn)
 	return s;
 }
 
+/* The lookups kept: their strings are the file's and the symbolizer's names. */
+static void forget_memos(struct cp_sym_file *f)
+{
+	free(f->memos);
+	free(f->memo_frames);
+	cp_htab_free(&f->memo_index);
+	cp_htab_init(&f->memo_index);
+	f->memos = NULL;
+	f->memo_frames = NULL;
+	f->nr_memos = f->cap_memos = f->nr_memo_frames = f->cap_memo_frames = 0;
+}
+
 /* Back to a file not opened yet: what it was read into is freed. */
 static void close_file(struct cp_sym_file *f)
 {
 	size_t i;
 
+	forget_memos(f);
 	cp_gopcln_free(f->go);
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
@@ -350,6 +378,7 @@ struct cp_sym_file *cp_sym_file(struct cp_symbolizer *s, const char *path)
 	f->owner = s;
 	f->used = s->clock;
 	cp_htab_init(&f->cu_index);
+	cp_htab_init(&f->memo_index);
 	f->path = strdup(path);
 	if (!f->path || cp_htab_add(&s->index, hash, s->nr)) {
 		free(f->path);
@@ -996,14 +1025,12 @@ static int go_frames(struct cp_sym_file *f, GElf_Addr addr, struct cp_sym_frame 
 	return n;
 }
 
-int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *frames, int max)
+static int lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *frames, int max)
 {
 	const char *sym;
 	GElf_Addr addr;
 	int n = 0, i;
 
-	if (max <= 0)
-		return 0;
 	if (!f->opened)
 		open_file(f);
 	if (!f->usable || !offset_to_addr(f, off, &addr))
@@ -1031,6 +1058,52 @@ int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *fram
 			frames[i].sysname = frames[i].func;
 		frames[i].func = cp_sym_demangle(f->owner, frames[i].func);
 	}
+	return n;
+}
+
+static bool memo_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct cp_sym_file *f = ctx;
+
+	return f->memos[idx].off == *(const uint64_t *)key;
+}
+
+/* Keeps a lookup's frames; a lookup not kept is only made again. */
+static void memo_add(struct cp_sym_file *f, uint64_t off, uint64_t hash,
+		     const struct cp_sym_frame *frames, int n)
+{
+	if (f->nr_memos >= UINT32_MAX - 1 || f->nr_memo_frames + n >= UINT32_MAX ||
+	    cp_array_reserve(&f->memos, &f->cap_memos, f->nr_memos, 1, sizeof(*f->memos)) ||
+	    cp_array_reserve(&f->memo_frames, &f->cap_memo_frames, f->nr_memo_frames, n,
+			     sizeof(*f->memo_frames)) ||
+	    cp_htab_add(&f->memo_index, hash, f->nr_memos))
+		return;
+	f->memos[f->nr_memos++] = (struct memo){
+		.off = off, .first = f->nr_memo_frames, .nr = n,
+	};
+	memcpy(f->memo_frames + f->nr_memo_frames, frames, n * sizeof(*frames));
+	f->nr_memo_frames += n;
+}
+
+int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *frames, int max)
+{
+	uint64_t hash = cp_hash_u64(CP_HASH_SEED, off);
+	const struct memo *m;
+	int64_t i;
+	int n;
+
+	if (max <= 0)
+		return 0;
+	if (!f->owner->keep || max < CP_SYM_MAX_FRAMES)
+		return lookup(f, off, frames, max);
+	i = cp_htab_find(&f->memo_index, hash, memo_eq, f, &off);
+	if (i >= 0) {
+		m = &f->memos[i];
+		memcpy(frames, f->memo_frames + m->first, m->nr * sizeof(*frames));
+		return m->nr;
+	}
+	n = lookup(f, off, frames, max);
+	memo_add(f, off, hash, frames, n);
 	return n;
 }
 
@@ -1194,7 +1267,9 @@ static size_t file_bytes(struct cp_sym_file *f)
 	}
 	bytes += f->bytes + f->nr_syms * sizeof(*f->syms) + f->cap_cus * sizeof(*f->cus) +
 		 f->nr_ranges * sizeof(*f->ranges) + f->nr_fdes * sizeof(*f->fde_starts) +
-		 2 * f->nr_cus * sizeof(struct cp_hslot);
+		 2 * f->nr_cus * sizeof(struct cp_hslot) + f->cap_memos * sizeof(*f->memos) +
+		 f->cap_memo_frames * sizeof(*f->memo_frames) +
+		 2 * f->nr_memos * sizeof(struct cp_hslot);
 	for (i = 0; i < f->nr_cus; i++)
 		bytes += f->cus[i].cap * sizeof(*f->cus[i].funcs);
 	return bytes;
@@ -1208,6 +1283,7 @@ void cp_sym_set_offline(struct cp_symbolizer *s)
 void cp_sym_set_cap(struct cp_symbolizer *s, size_t bytes)
 {
 	s->cap_bytes = bytes;
+	s->keep = true;
 }
 
 static void drop_names(struct cp_symbolizer *s)
@@ -1277,6 +1353,10 @@ int cp_sym_trim(struct cp_symbolizer *s)
 		total -= s->names_bytes;
 		s->stats.names_dropped += s->nr_names;
 		drop_names(s);
+		/* Their lookups point to the names. */
+		for (i = 0; i < s->nr; i++)
+			if (s->files[i])
+				forget_memos(s->files[i]);
 	}
 	free(bytes);
 	cp_htab_free(&s->index);

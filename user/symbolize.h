@@ -94,7 +94,10 @@ struct cp_sym_stats {
 	uint64_t names_dropped;	/* demangled names dropped for the cap */
 };
 
-/* The cap in bytes (0, the default: none). */
+/*
+ * Makes it a cache, with a cap in bytes (0: none): lookups are kept with
+ * their file too (with room for CP_SYM_MAX_FRAMES frames).
+ */
 void cp_sym_set_cap(struct cp_symbolizer *s, size_t bytes);
 /* 0, or -ENOMEM (then nothing is kept). */
 int cp_sym_trim(struct cp_symbolizer *s);
