@@ -27,7 +27,7 @@ TILE_SECONDS=${EVERY_TILE_SECONDS:-15}
 CHURN_SECONDS=${EVERY_CHURN_SECONDS:-60}
 PPROFSPAN=$CAUSALPROF_REPO/build/tests/tools/pprofspan
 KEEP=8
-# cprof's RSS between writes may grow this much (KiB) from seconds 15-45 of
+# cprof's RSS between writes may grow this much (KiB) from seconds 45-75 of
 # the run to its last 40 s, each window's least: what one interval's write
 # allocates (its report, profile, symbolizer: 10 to 20 MiB at its peak
 # here) kept instead of freed, four times or more, would show; so would
@@ -221,8 +221,10 @@ test_sums()
 		say "the weight is $(awk -v w="$w" -v c="$cpu" 'BEGIN { printf "%.1f", 100 * (w - c) / c }') % off the CPU time"
 		return 1
 	fi
-	# The full intervals (neither the first nor the last) within 20 % of their median.
-	sed '1d;$d' "$tmp/counts" | awk '{ print $2 }' | sort -n > "$tmp/full"
+	# The full intervals within 20 % of their median: from the fourth on
+	# (the first report, which reads the files' symbols and kallsyms
+	# once, takes CPU from the target on one CPU), not the last.
+	sed '1,3d;$d' "$tmp/counts" | awk '{ print $2 }' | sort -n > "$tmp/full"
 	med=$(awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }' "$tmp/full")
 	if ! awk -v m="$med" '$1 < 0.8 * m || $1 > 1.2 * m { bad = 1 } END { exit bad }' "$tmp/full"; then
 		say "full intervals' samples stray over 20 % from their median $med:"
@@ -237,21 +239,22 @@ test_rss()
 {
 	[ -s "$tmp/rss" ] || { say "no RSS samples"; return 1; }
 	t0=$(head -n 1 "$tmp/rss" | cut -d' ' -f1)
-	# Seconds 15 to 45 (the first interval's start-up behind) against the
-	# last 40 s: the least of each, what cprof holds between writes (a
-	# write, a report of the interval, peaks for a second or two and frees
-	# it).
+	# Seconds 45 to 75 (the first report, which reads the files' symbols
+	# once and keeps them, behind: on one CPU under -icount it takes 20 s)
+	# against the last 40 s: the least of each, what cprof holds between
+	# writes (a write, a report of the interval, peaks for a second or two
+	# and frees it).
 	least()
 	{
 		sort -n | awk 'NR == 1 { print $1 } END { if (!NR) print 0 }'
 	}
-	early=$(awk -v t="$t0" '$1 - t >= 15 && $1 - t <= 45 { print $2 }' "$tmp/rss" | least)
+	early=$(awk -v t="$t0" '$1 - t >= 45 && $1 - t <= 75 { print $2 }' "$tmp/rss" | least)
 	end=$(tail -n 1 "$tmp/rss" | cut -d' ' -f1)
 	late=$(awk -v t="$end" 't - $1 <= 40 { print $2 }' "$tmp/rss" | least)
 	last=$(tail -n 1 "$tmp/rss" | cut -d' ' -f2)
 	ticks=$(tail -n 1 "$tmp/rss" | cut -d' ' -f3)
 	peak=$(awk '$2 > m { m = $2 } END { print m + 0 }' "$tmp/rss")
-	say "cprof's RSS: least $early KiB in seconds 15-45, $late KiB in the last 40 s; peak $peak KiB (writing an interval), $last KiB at the end ($(wc -l < "$tmp/rss") samples); its CPU time $ticks ticks of $(getconf CLK_TCK 2> /dev/null || echo 100) Hz"
+	say "cprof's RSS: least $early KiB in seconds 45-75, $late KiB in the last 40 s; peak $peak KiB (writing an interval), $last KiB at the end ($(wc -l < "$tmp/rss") samples); its CPU time $ticks ticks of $(getconf CLK_TCK 2> /dev/null || echo 100) Hz"
 	if [ "$late" -gt $((early + RSS_SLACK_KIB)) ]; then
 		say "RSS grew by $((late - early)) KiB, more than $RSS_SLACK_KIB"
 		awk '{ printf "# %s %s\n", $1, $2 }' "$tmp/rss"
@@ -345,14 +348,16 @@ test_tiles()
 	return 0
 }
 
-# -a with processes starting and exiting, 1 s intervals, a symbol cache
-# too small for what they map: files are evicted (counted), what is kept
-# stays within the cap, and cprof's RSS does not grow.
+# -a with processes starting and exiting, 1 s intervals: what is kept of
+# their files' symbols stays within the cap, and cprof's RSS does not
+# grow. (symbolize_test checks evictions; a cap below libc's debug file
+# would reopen it every second, which one CPU under -icount cannot keep up
+# with; bench/always-on.sh's long run evicts.)
 test_churn()
 {
 	dir=$tmp/churn
 	: > "$tmp/churn.rss"
-	"$CPROF" record --every 1s --symbol-cache 1 -a -e cpu-clock -o "$dir" \
+	"$CPROF" record --every 1s --symbol-cache 64 -a -e cpu-clock -o "$dir" \
 		> /dev/null 2> "$tmp/churn.err" &
 	bg=$!
 	"$spin" -t 1 -s "$CHURN_SECONDS" > /dev/null &
@@ -387,9 +392,9 @@ test_churn()
 	line=$(grep 'symbols kept' "$tmp/churn.err")
 	kept=$(printf '%s\n' "$line" | sed -nE 's/.*symbols kept: [0-9]+ files, ([0-9.]+) MiB.*/\1/p')
 	evicted=$(printf '%s\n' "$line" | sed -nE 's/.* ([0-9]+) evicted.*/\1/p')
-	if [ -z "$kept" ] || [ -z "$evicted" ] || [ "$evicted" -eq 0 ] ||
-	   ! awk -v k="$kept" 'BEGIN { exit !(k <= 1) }'; then
-		say "with a 1 MiB cap: ${kept:-?} MiB kept, ${evicted:-?} evicted"
+	if [ -z "$kept" ] || [ -z "$evicted" ] || grep -q skipped "$tmp/churn.err" ||
+	   ! awk -v k="$kept" 'BEGIN { exit !(k <= 64) }'; then
+		say "with a 64 MiB cap: ${kept:-?} MiB kept, ${evicted:-?} evicted, or intervals skipped"
 		show "$tmp/churn.err"
 		return 1
 	fi
@@ -399,9 +404,9 @@ test_churn()
 	{
 		sort -n | awk 'NR == 1 { print $1 } END { if (!NR) print 0 }'
 	}
-	early=$(awk -v t="$t0" '$1 - t >= 10 && $1 - t <= 25 { print $2 }' "$tmp/churn.rss" | least)
+	early=$(awk -v t="$t0" '$1 - t >= 25 && $1 - t <= 40 { print $2 }' "$tmp/churn.rss" | least)
 	late=$(awk -v t="$end" 't - $1 <= 15 { print $2 }' "$tmp/churn.rss" | least)
-	say "cprof's RSS: least $early KiB in seconds 10-25, $late KiB in the last 15 s"
+	say "cprof's RSS: least $early KiB in seconds 25-40, $late KiB in the last 15 s"
 	if [ "$early" -eq 0 ] || [ "$late" -gt $((early + RSS_SLACK_KIB)) ]; then
 		say "RSS grew by $((late - early)) KiB, more than $RSS_SLACK_KIB"
 		awk '{ printf "# %s %s\n", $1, $2 }' "$tmp/churn.rss"
@@ -484,7 +489,7 @@ run_test "the intervals add up to the session and the CPU time" test_sums
 run_test "cprof's RSS does not grow" test_rss
 run_test "SIGTERM writes the interval under way" test_sigterm
 run_test "--every 1s writes a profile a second, tiling the session" test_tiles
-run_test "-a with processes coming and going: cache capped, RSS flat" test_churn
+run_test "-a with processes coming and going: symbols capped, RSS flat" test_churn
 run_test "--no-symbolize: addresses, mappings and build ids only" test_nosymbolize
 run_test "bad intervals and options are usage errors" test_usage
 totals
