@@ -70,11 +70,16 @@ void cp_every_init(struct cp_every *e, const char *prog, const char *dir, uint64
 	e->keep = keep;
 	e->ms = interval_ns % 1000000000ULL != 0;
 	/*
-	 * Large blocks always from mmap(), given back when freed: malloc
-	 * otherwise raises this threshold to the largest block freed, and
-	 * keeps every later block that size in its heap.
+	 * A fixed threshold for blocks from mmap(), given back when freed:
+	 * malloc otherwise raises it to the largest block freed, and keeps
+	 * every later block that size in its heap. Below it, and up to the
+	 * trim threshold at the heap's top, freed memory stays for the next
+	 * interval's report, which would otherwise fault every page of its
+	 * tables and buffers in again; the reporting thread gives it back
+	 * when it adds up (user/reporter.c).
 	 */
-	mallopt(M_MMAP_THRESHOLD, 128 << 10);
+	mallopt(M_MMAP_THRESHOLD, 4 << 20);
+	mallopt(M_TRIM_THRESHOLD, 8 << 20);
 	/*
 	 * One heap for the thread that records and the one that reports: a
 	 * thread's own arena keeps what it freed apart, out of reach of the

@@ -27,7 +27,7 @@
 #define WAITING_SPAN_NS	60000000000ULL
 #define MAX_WAITING	128
 /* Free memory malloc may keep between reports before it is given back. */
-#define TRIM_SLACK	(4 << 20)
+#define TRIM_SLACK	(8 << 20)
 
 struct cp_reporter {
 	struct cp_every *e;
