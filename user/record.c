@@ -152,9 +152,9 @@ static const struct cp_usage usage = {
 	.usage =
 	"usage: cprof record [-e EV[,EV...]] [-c N | -F HZ] [--no-callchain] [--no-inherit]\n"
 	"                    [--raw] [-p PID | -a] [-o FILE] [[--] CMD [ARGS...]]\n"
-	"       cprof record --every INTERVAL [--keep N] [--no-symbolize | --symbol-cache MIB]\n"
-	"                    [-e EV] [-c N | -F HZ] [--no-callchain] [--no-inherit] [--raw] -o DIR\n"
-	"                    {-p PID | -a | [--] CMD [ARGS...]}\n"
+	"       cprof record --every INTERVAL [--keep N] [--no-symbolize]\n"
+	"                    [--symbol-cache MIB] [-e EV] [-c N | -F HZ] [--no-callchain]\n"
+	"                    [--no-inherit] [--raw] -o DIR {-p PID | -a | [--] CMD [ARGS...]}\n"
 	"       cprof record --causal [--progress SPEC]... [--latency NAME=SPEC,SPEC]...\n"
 	"                    [--source-scope GLOB]... [--binary-scope GLOB]...\n"
 	"                    [--fixed-line FILE:LINE] [--fixed-speedup PCT]\n"
