@@ -41,7 +41,8 @@
  * per-CPU set of ids (written by the handler only) for the whole session,
  * looked up only when a key enters a table (a key in the table has had its
  * stack sent); a stack that finds the set full is sent again each time it
- * enters a table (never lost, only dearer).
+ * enters a table (never lost, only dearer), flagged CAUSALPROF_STACK_F_AGAIN
+ * so that a reader need not keep it.
  */
 
 #include "agg.h"
@@ -144,7 +145,7 @@ static void forget(struct agg_cpu *ac, u64 id)
 }
 
 static struct causalprof_stack *put_stack(struct cp_ring *ring, const struct cp_agg_sample *s,
-					  u64 id, unsigned long *next)
+					  u64 id, bool remembered, unsigned long *next)
 {
 	struct causalprof_stack *rec;
 	u32 size = struct_size(rec, ips, s->nk + s->nu);
@@ -153,7 +154,7 @@ static struct causalprof_stack *put_stack(struct cp_ring *ring, const struct cp_
 	if (!rec)
 		return NULL;
 	rec->hdr.type = CAUSALPROF_REC_STACK;
-	rec->hdr.flags = 0;
+	rec->hdr.flags = remembered ? 0 : CAUSALPROF_STACK_F_AGAIN;
 	rec->hdr.size = size;
 	rec->id = id;
 	rec->cpu = s->cpu;
@@ -207,7 +208,7 @@ enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sampl
 	/* A key already in the table: its CPU has sent its stack. */
 	if (!c && !seen(ac, id, &room)) {
 		*start = ring->head;
-		if (!put_stack(ring, s, id, next)) {
+		if (!put_stack(ring, s, id, room, next)) {
 			if (room)
 				forget(ac, id);
 			ret = CP_AGG_LOST;

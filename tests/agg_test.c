@@ -214,6 +214,66 @@ TEST_F_TIMEOUT(agg, table_full_falls_back, 90)
 }
 
 /*
+ * The smallest set of sent stacks (16 entries: 128 ids a CPU) and a
+ * hundred short children, each with addresses of its own: the STACKs a
+ * CPU could not remember come flagged CAUSALPROF_STACK_F_AGAIN, and a
+ * CPU sends an id again only after it flagged it so (a reader that
+ * forgets those, as cprof record --every does, loses none it needs).
+ */
+TEST_F_TIMEOUT(agg, unremembered_stacks_flagged, 120)
+{
+	char forker[PATH_MAX], *argv[] = {
+		forker, "100", "/usr/bin/sha256sum", "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL,
+	};
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(FREQ);
+	struct seen *v = calloc(MAX_STACKS, sizeof(*v));
+	const struct causalprof_record_hdr *h;
+	const struct causalprof_stack *st;
+	size_t off, n = 0, i, again = 0, resent = 0, bad = 0;
+	const char *why;
+	uint64_t id;
+
+	ASSERT_NE(NULL, v);
+	if (access(argv[2], X_OK) || access(argv[3], R_OK))
+		SKIP(free(v); return, "no %s or %s", argv[2], argv[3]);
+	ASSERT_EQ(0, cp_target_path("forker", forker, sizeof(forker)));
+	ASSERT_EQ(0, cp_target_spawn(&self->target, argv, true));
+	ASSERT_EQ(0, cp_nl_start_agg(&self->nl, self->target.pid,
+				     CP_F_STACKS | CAUSALPROF_F_AGGREGATE, &ev, 1, 16, &id))
+		TH_LOG("extack: '%s'", self->nl.extack);
+	ASSERT_EQ(0, cp_target_release(&self->target));
+	ASSERT_EQ(0, cp_nl_pump_until_exit(&self->nl, &self->target, 100000));
+	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
+	why = cp_stream_problem(&self->stream);
+	ASSERT_EQ(NULL, why) TH_LOG("%s", why);
+
+	/* v: the last STACK of each (cpu, id), in arrival order. */
+	cp_stream_for_each(&self->stream, h, off) {
+		st = cp_rec_stack(h);
+		if (!st)
+			continue;
+		if (h->flags & CAUSALPROF_STACK_F_AGAIN)
+			again++;
+		for (i = 0; i < n; i++)
+			if (v[i].cpu == st->cpu && v[i].id == st->id)
+				break;
+		if (i < n) {
+			resent++;
+			if (!(v[i].st->hdr.flags & CAUSALPROF_STACK_F_AGAIN))
+				bad++;
+			v[i].st = st;
+			continue;
+		}
+		ASSERT_GT(MAX_STACKS, n);
+		v[n++] = (struct seen){ .cpu = st->cpu, .id = st->id, .st = st };
+	}
+	free(v);
+	TH_LOG("%zu ids by CPU, %zu STACKs flagged again, %zu sent again", n, again, resent);
+	EXPECT_LT(0, again) TH_LOG("the set never filled");
+	EXPECT_EQ(0, bad) TH_LOG("a CPU sent again an id it had not flagged");
+}
+
+/*
  * Stopped while the drain's table waits for an owner that does not read
  * and the handler's table holds more: the last drain sends both before
  * the END.

@@ -9,7 +9,8 @@
  * program, a file whose build id differs from the recorded one, a stripped
  * program with and without its debug file (found by build id, through
  * .gnu_debuglink, from a debuginfod server), libc with Debian's libc6-dbg,
- * demangling, perf maps.
+ * demangling, perf maps, and the cache cprof record --every keeps from
+ * interval to interval.
  */
 
 #define _GNU_SOURCE
@@ -277,6 +278,126 @@ static uint64_t sym_offset(const char *path, const char *name)
 	elf_end(elf);
 	close(fd);
 	return off;
+}
+
+/* The function at @name's offset of @path is @name (through the cache). */
+static void expect_named(struct __test_metadata *_metadata, struct cp_symbolizer *sym,
+			 const char *path, const char *name)
+{
+	struct cp_sym_frame fr[CP_SYM_MAX_FRAMES];
+	uint64_t off = sym_offset(path, name);
+	int n;
+
+	ASSERT_NE(0, off);
+	n = cp_sym_lookup(cp_sym_file(sym, path), off, fr, CP_SYM_MAX_FRAMES);
+	ASSERT_LE(1, n);
+	EXPECT_STREQ(name, fr[n - 1].func);
+}
+
+static struct cp_sym_stats stats(struct cp_symbolizer *sym)
+{
+	struct cp_sym_stats st;
+
+	cp_sym_get_stats(sym, &st);
+	return st;
+}
+
+/*
+ * cprof record --every's cache: files stay opened from report to report
+ * (cp_sym_trim() between them), the least recently used go first when
+ * they outweigh the cap, each eviction counted, and a file recorded with
+ * another build id is opened again.
+ */
+TEST(cache_kept_and_capped)
+{
+	static const uint8_t wrong[20] = { 0xde, 0xad };
+	struct cp_sym_frame fr[CP_SYM_MAX_FRAMES];
+	char a[PATH_MAX], b[PATH_MAX];
+	struct cp_symbolizer *sym;
+	uint8_t id[CP_BUILD_ID_MAX];
+	size_t bytes_a, bytes_b;
+	int len;
+
+	ASSERT_EQ(0, cp_build_path("sym/symtarget", a, sizeof(a)));
+	ASSERT_EQ(0, cp_build_path("sym/symtarget-nopie", b, sizeof(b)));
+	sym = cp_sym_new(NULL, NULL);
+	ASSERT_NE(NULL, sym);
+	cp_sym_set_cap(sym, 0);
+
+	/* No cap: kept, not opened again. */
+	expect_named(_metadata, sym, a, "main");
+	ASSERT_EQ(0, cp_sym_trim(sym));
+	EXPECT_EQ(1, stats(sym).opens);
+	EXPECT_EQ(1, stats(sym).files);
+	bytes_a = stats(sym).bytes;
+	EXPECT_LT(0, bytes_a);
+	expect_named(_metadata, sym, a, "main");
+	ASSERT_EQ(0, cp_sym_trim(sym));
+	EXPECT_EQ(1, stats(sym).opens);
+	expect_named(_metadata, sym, b, "main");
+	ASSERT_EQ(0, cp_sym_trim(sym));
+	EXPECT_EQ(2, stats(sym).files);
+	bytes_b = stats(sym).bytes - bytes_a;
+	TH_LOG("kept: %zu bytes for %s, %zu for %s", bytes_a, base(a), bytes_b, base(b));
+
+	/* Room for one: b was asked for last, a goes. */
+	cp_sym_set_cap(sym, bytes_a > bytes_b ? bytes_a : bytes_b);
+	ASSERT_EQ(0, cp_sym_trim(sym));
+	EXPECT_EQ(1, stats(sym).evictions);
+	EXPECT_EQ(1, stats(sym).files);
+	EXPECT_GE(bytes_a > bytes_b ? bytes_a : bytes_b, stats(sym).bytes);
+	expect_named(_metadata, sym, b, "main");
+	EXPECT_EQ(2, stats(sym).opens);
+	expect_named(_metadata, sym, a, "main");
+	EXPECT_EQ(3, stats(sym).opens);
+	ASSERT_EQ(0, cp_sym_trim(sym));
+	EXPECT_EQ(2, stats(sym).evictions);
+
+	/* Room for none: everything goes, and comes back when asked for. */
+	cp_sym_set_cap(sym, 1);
+	ASSERT_EQ(0, cp_sym_trim(sym));
+	EXPECT_EQ(3, stats(sym).evictions);
+	EXPECT_EQ(0, stats(sym).files);
+	expect_named(_metadata, sym, a, "main");
+	EXPECT_EQ(4, stats(sym).opens);
+
+	/* Another build id recorded at that path: not the file kept. */
+	cp_sym_set_cap(sym, 0);
+	ASSERT_EQ(0, cp_sym_trim(sym));
+	ASSERT_EQ(0, cp_sym_expect(sym, a, wrong, sizeof(wrong)));
+	EXPECT_EQ(0, cp_sym_lookup(cp_sym_file(sym, a), sym_offset(a, "main"), fr,
+				   CP_SYM_MAX_FRAMES));
+	len = cp_elf_build_id(a, id, sizeof(id));
+	ASSERT_LT(0, len);
+	ASSERT_EQ(0, cp_sym_expect(sym, a, id, len));
+	expect_named(_metadata, sym, a, "main");
+	cp_sym_free(sym);
+}
+
+/* --no-symbolize: nothing opened; the recorded build id all the same. */
+TEST(offline)
+{
+	struct cp_sym_frame fr[CP_SYM_MAX_FRAMES];
+	uint8_t id[CP_BUILD_ID_MAX];
+	struct cp_symbolizer *sym;
+	const uint8_t *got;
+	char a[PATH_MAX];
+	int len;
+
+	ASSERT_EQ(0, cp_build_path("sym/symtarget", a, sizeof(a)));
+	len = cp_elf_build_id(a, id, sizeof(id));
+	ASSERT_LT(0, len);
+	sym = cp_sym_new(NULL, NULL);
+	ASSERT_NE(NULL, sym);
+	cp_sym_set_offline(sym);
+	ASSERT_EQ(0, cp_sym_expect(sym, a, id, len));
+	EXPECT_EQ(0, cp_sym_lookup(cp_sym_file(sym, a), sym_offset(a, "main"), fr,
+				   CP_SYM_MAX_FRAMES));
+	EXPECT_EQ(0, cp_sym_caps(cp_sym_file(sym, a)));
+	EXPECT_EQ(len, cp_sym_build_id(cp_sym_file(sym, a), &got));
+	EXPECT_EQ(0, memcmp(id, got, len));
+	EXPECT_EQ(0, stats(sym).opens);
+	cp_sym_free(sym);
 }
 
 /*

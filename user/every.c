@@ -2,6 +2,8 @@
 /*
  * cprof record --every: the carried sideband, each interval's pprof written
  * in place atomically, and the directory pruned to the last N profiles.
+ * The carry is the recording thread's; cp_every_write() is the reporting
+ * thread's (user/reporter.c), which touches only the directory.
  */
 
 #define _GNU_SOURCE
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "ksyms.h"
 #include "every.h"
 #include "report.h"
 #include "top.h"
@@ -57,19 +60,32 @@ int cp_every_parse_interval(const char *s, uint64_t *ns)
 	return -EINVAL;
 }
 
-void cp_every_init(struct cp_every *e, const char *dir, uint64_t interval_ns, unsigned int keep)
+void cp_every_init(struct cp_every *e, const char *prog, const char *dir, uint64_t interval_ns,
+		   unsigned int keep)
 {
 	memset(e, 0, sizeof(*e));
+	e->prog = prog;
 	e->dir = dir;
 	e->interval_ns = interval_ns;
 	e->keep = keep;
 	e->ms = interval_ns % 1000000000ULL != 0;
 	/*
-	 * Large blocks always from mmap(), given back when freed: malloc
-	 * otherwise raises this threshold to the largest block freed, and
-	 * keeps every later block that size in its heap.
+	 * A fixed threshold for blocks from mmap(), given back when freed:
+	 * malloc otherwise raises it to the largest block freed, and keeps
+	 * every later block that size in its heap. Below it, and up to the
+	 * trim threshold at the heap's top, freed memory stays for the next
+	 * interval's report, which would otherwise fault every page of its
+	 * tables and buffers in again; the reporting thread gives it back
+	 * when it adds up (user/reporter.c).
 	 */
-	mallopt(M_MMAP_THRESHOLD, 128 << 10);
+	mallopt(M_MMAP_THRESHOLD, 4 << 20);
+	mallopt(M_TRIM_THRESHOLD, 8 << 20);
+	/*
+	 * One heap for the thread that records and the one that reports: a
+	 * thread's own arena keeps what it freed apart, out of reach of the
+	 * other's allocations.
+	 */
+	mallopt(M_ARENA_MAX, 1);
 }
 
 void cp_every_free(struct cp_every *e)
@@ -190,9 +206,18 @@ int cp_every_note(struct cp_every *e, const struct causalprof_record_hdr *h)
 				bury(e, &e->carry[i]);
 		return 0;
 	case CP_REC_BUILDID:
-	case CAUSALPROF_REC_STACK:
-		/* A stack comes once per CPU per session: every interval needs it. */
 		return carry(e, h, 0, 0);
+	case CAUSALPROF_REC_STACK:
+		/*
+		 * A stack comes once per CPU per session: every interval needs
+		 * it, unless its CPU sends it again (its set of sent stacks was
+		 * full): then only until the next interval, which may have the
+		 * counts of the drain that brought it.
+		 */
+		ret = carry(e, h, 0, 0);
+		if (!ret && (h->flags & CAUSALPROF_STACK_F_AGAIN))
+			bury(e, &e->carry[e->nr - 1]);
+		return ret;
 	}
 	return 0;
 }
@@ -299,17 +324,21 @@ static int sync_file(const char *path)
 	return ret;
 }
 
-int cp_every_write(struct cp_every *e, const char *prog, const char *rec,
-		   const struct timespec *start, uint64_t duration_ns)
+int cp_every_write(struct cp_every *e, const struct cp_every_interval *iv,
+		   struct cp_symbolizer *sym, const struct cp_ksyms *ks)
 {
 	char stamp[32], name[NAME_MAX_LEN + 1], path[4096], tmp[4096];
+	time_t secs = iv->name_ns / 1000000000;
 	struct cp_report_opts o = {
-		.prog = prog,
+		.prog = e->prog,
 		.input = name,
 		.pprof = tmp,
 		.fraction = CP_TOP_FRACTION,
 		.slice = true,
-		.duration_nanos = duration_ns,
+		.time_nanos = iv->start_ns,
+		.duration_nanos = iv->duration_ns,
+		.sym = sym,
+		.ks = ks,
 		.out = stdout,
 		.err = stderr,
 	};
@@ -317,38 +346,34 @@ int cp_every_write(struct cp_every *e, const char *prog, const char *rec,
 	struct tm tm;
 	int ret;
 
-	gmtime_r(&start->tv_sec, &tm);
+	gmtime_r(&secs, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
 	if (e->ms)
 		snprintf(stamp + strlen(stamp), sizeof(stamp) - strlen(stamp), ".%03ld",
-			 start->tv_nsec / 1000000);
+			 (long)(iv->name_ns / 1000000 % 1000));
 	snprintf(name, sizeof(name), CP_EVERY_PREFIX "%sZ" CP_EVERY_SUFFIX, stamp);
 	snprintf(path, sizeof(path), "%s/%s", e->dir, name);
 	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", e->dir, name);
 
-	if (cp_rec_open(&rd, rec)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, rec, rd.err);
+	if (cp_rec_open(&rd, iv->path)) {
+		fprintf(stderr, "%s: %s: %s\n", e->prog, iv->path, rd.err);
 		ret = 1;
 	} else {
 		ret = cp_report(&o, &rd);
 		cp_rec_close(&rd);
 	}
-	/*
-	 * What the report allocated goes back to the system: malloc keeps
-	 * freed memory, so cprof's RSS would stay that of its largest
-	 * interval (see also cp_every_init()).
-	 */
-	malloc_trim(0);
 	if (!ret && (sync_file(tmp) || rename(tmp, path))) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
+		fprintf(stderr, "%s: cannot write %s: %s\n", e->prog, path, strerror(errno));
 		ret = 1;
 	}
 	if (ret)
 		unlink(tmp);
-	else
-		e->written++;
-	prune_dir(e, prog);
+	prune_dir(e, e->prog);
+	return ret ? 1 : 0;
+}
+
+void cp_every_next(struct cp_every *e)
+{
 	prune_carry(e);
 	e->index++;
-	return ret ? 1 : 0;
 }

@@ -10,11 +10,13 @@
  * Each interval is recorded into a scratch recording of its own, which
  * starts with what a report needs from before it: the sideband of the
  * processes still alive (their mappings, thread names and forks), carried
- * here from interval to interval. The scratch recording is then reported
- * as 'cprof report --pprof' would (user/report.c), renamed into place, and
- * the oldest profiles are removed. Nothing of an interval survives it but
- * the carried sideband, which drops what dead processes and replaced
- * mappings no longer need.
+ * here from interval to interval. The scratch recording is then handed to
+ * the thread that reports it (user/reporter.c) as 'cprof report --pprof'
+ * would (user/report.c), with the symbols kept from interval to interval;
+ * the profile is renamed into place, and the oldest are removed. Nothing
+ * of an interval survives it but the carried sideband, which drops what
+ * dead processes and replaced mappings no longer need, and the symbols
+ * the reporting thread keeps (bounded).
  */
 
 #include <stdbool.h>
@@ -27,8 +29,8 @@
 
 #define CP_EVERY_PREFIX		"cprof-"
 #define CP_EVERY_SUFFIX		".pb.gz"
-/* The interval being recorded, in the directory. */
-#define CP_EVERY_SCRATCH	".cprof-interval.data"
+/* An interval being recorded or waiting for its report, in the directory: its index. */
+#define CP_EVERY_SCRATCH	".cprof-interval-%u.data"
 
 /* A carried sideband record. */
 struct cp_carried {
@@ -38,6 +40,7 @@ struct cp_carried {
 };
 
 struct cp_every {
+	const char *prog;	/* for messages */
 	const char *dir;
 	uint64_t interval_ns;
 	unsigned int keep;
@@ -46,7 +49,19 @@ struct cp_every {
 	struct cp_carried *carry;
 	size_t nr, cap;
 	size_t carry_bytes;
-	unsigned int written;	/* profiles */
+};
+
+/* A finished interval: its scratch recording, its start (real time) and length. */
+struct cp_every_interval {
+	char *path;
+	unsigned int index;
+	int64_t start_ns;	/* since the epoch */
+	uint64_t duration_ns;
+	/*
+	 * The beat it started on (its start, less the moment the cut took):
+	 * what names it, so that names of 1 s intervals never share a second.
+	 */
+	int64_t name_ns;
 };
 
 /*
@@ -55,7 +70,8 @@ struct cp_every {
  */
 int cp_every_parse_interval(const char *s, uint64_t *ns);
 
-void cp_every_init(struct cp_every *e, const char *dir, uint64_t interval_ns, unsigned int keep);
+void cp_every_init(struct cp_every *e, const char *prog, const char *dir, uint64_t interval_ns,
+		   unsigned int keep);
 void cp_every_free(struct cp_every *e);
 
 /*
@@ -68,13 +84,21 @@ int cp_every_note(struct cp_every *e, const struct causalprof_record_hdr *h);
 int cp_every_put_carry(struct cp_every *e, struct cp_rec_writer *w);
 
 /*
- * The interval's finished scratch recording @rec, which started at @start
- * (real time) and lasted @duration_ns, as DIR/cprof-START.pb.gz (written
- * to a temporary name, then renamed); then the oldest profiles beyond the
- * last keep are removed and the carry is pruned. Messages go to stderr,
- * prefixed with @prog. 0, or 1 on failure.
+ * The interval's carry is done: what died before it goes, and the next
+ * interval begins (the recording thread's).
  */
-int cp_every_write(struct cp_every *e, const char *prog, const char *rec,
-		   const struct timespec *start, uint64_t duration_ns);
+void cp_every_next(struct cp_every *e);
+
+/*
+ * The finished interval @iv as DIR/cprof-START.pb.gz (written to a
+ * temporary name, then renamed), named with @sym and @ks (either may be
+ * NULL: cp_report()'s own, from the recording); then the oldest profiles
+ * beyond the last keep are removed. Touches no carry: the reporting
+ * thread's. Messages go to stderr. 0, or 1 on failure.
+ */
+struct cp_symbolizer;
+struct cp_ksyms;
+int cp_every_write(struct cp_every *e, const struct cp_every_interval *iv,
+		   struct cp_symbolizer *sym, const struct cp_ksyms *ks);
 
 #endif /* CPROF_EVERY_H */

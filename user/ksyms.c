@@ -4,9 +4,12 @@
  * address, and the address range of the kernel and of every module.
  */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ksyms.h"
 
@@ -200,4 +203,50 @@ void cp_ksyms_free(struct cp_ksyms *ks)
 	free(ks->syms);
 	free(ks->text);
 	free(ks);
+}
+
+int cp_ksyms_read(const char *path, char **out, size_t *out_len)
+{
+	size_t len = 0, cap = 1 << 20;
+	char *buf, *more;
+	ssize_t n = 0;
+	int fd, err;
+
+	*out = NULL;
+	*out_len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (len == cap) {
+			more = realloc(buf, cap * 2);
+			if (!more) {
+				n = -1;
+				errno = ENOMEM;
+				break;
+			}
+			buf = more;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	err = errno;
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return -err;
+	}
+	*out = buf;
+	*out_len = len;
+	return 0;
 }

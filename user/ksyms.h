@@ -28,4 +28,10 @@ void cp_ksyms_free(struct cp_ksyms *ks);
 unsigned int cp_ksyms_find(const struct cp_ksyms *ks, uint64_t addr, const char **name);
 const struct cp_kmod *cp_ksyms_module(const struct cp_ksyms *ks, unsigned int idx);
 
+/*
+ * The whole text of @path (/proc/kallsyms, /proc/modules) into *@out,
+ * malloc()ed, and its length: 0 or -errno.
+ */
+int cp_ksyms_read(const char *path, char **out, size_t *out_len);
+
 #endif /* CPROF_KSYMS_H */

@@ -383,7 +383,7 @@ static int put_start(struct nl_msg *msg, const void *arg)
 	}
 	return cp_req_session_start(msg, start->flags,
 				    start->flags & CAUSALPROF_F_SYSTEM_WIDE ? 0 : start->target_pid,
-				    0, evs, nr);
+				    start->agg_entries, evs, nr);
 }
 
 int cp_nl_session_start(struct cp_nl *nl, const struct cp_nl_start *start, uint64_t *id)

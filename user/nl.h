@@ -38,6 +38,7 @@ struct cp_nl_start {
 	uint32_t flags;			/* CAUSALPROF_F_* */
 	uint32_t target_pid;		/* unless CAUSALPROF_F_SYSTEM_WIDE */
 	const struct cp_events *events;
+	uint32_t agg_entries;		/* CAUSALPROF_A_AGG_ENTRIES; 0: the default */
 };
 
 /* The reply to CAUSALPROF_CMD_GET_STATUS. */

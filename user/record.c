@@ -31,6 +31,7 @@
 #include "cprof.h"
 #include "events.h"
 #include "every.h"
+#include "ksyms.h"
 #include "experiments.h"
 #include "nl.h"
 #include "options.h"
@@ -38,6 +39,7 @@
 #include "points.h"
 #include "visitcost.h"
 #include "recording.h"
+#include "reporter.h"
 #include "symbolize.h"
 
 #define DEFAULT_OUTPUT		"cprof.data"
@@ -54,6 +56,13 @@
 #define CAUSAL_NICE		10	/* cprof's own, in causal mode */
 #define EVERY_FREQ		99	/* --every's default -F, as perf users know it */
 #define EVERY_KEEP		360	/* --every's default --keep: an hour of 10 s profiles */
+#define EVERY_SYM_CACHE		256	/* --every's default --symbol-cache, MiB */
+/*
+ * --every's aggregation tables: room for 99 Hz and more (a table half full
+ * is drained at once), and a set of 8 x 128 stacks sent per CPU, which
+ * every interval carries; stacks beyond it are sent again when counted.
+ */
+#define EVERY_AGG_ENTRIES	128
 #define STR(x)			#x
 #define XSTR(x)			STR(x)
 
@@ -62,7 +71,7 @@ enum record_opt {
 	OPT_OUTPUT = 'o',
 	OPT_NO_CALLCHAIN = CP_OPT_LONG, OPT_NO_INHERIT, OPT_CAUSAL, OPT_PROGRESS, OPT_LATENCY,
 	OPT_SOURCE_SCOPE, OPT_BINARY_SCOPE, OPT_FIXED_LINE, OPT_FIXED_SPEEDUP,
-	OPT_END_TO_END, OPT_RUNS, OPT_EVERY, OPT_KEEP, OPT_RAW,
+	OPT_END_TO_END, OPT_RUNS, OPT_EVERY, OPT_KEEP, OPT_RAW, OPT_NO_SYMBOLIZE, OPT_SYM_CACHE,
 };
 
 static const struct cp_opt opts[] = {
@@ -98,6 +107,15 @@ static const struct cp_opt opts[] = {
 	CP_OPT(OPT_KEEP, "keep", "N",
 	       "with --every: keep the newest N profiles in DIR, remove\n"
 	       "older ones (default " XSTR(EVERY_KEEP) "; 0 keeps them all)"),
+	CP_OPT(OPT_NO_SYMBOLIZE, "no-symbolize", NULL,
+	       "with --every: profiles with addresses, mappings and\n"
+	       "build ids only, for a store or go tool pprof to name\n"
+	       "from the binaries (nothing is opened or read to name)"),
+	CP_OPT(OPT_SYM_CACHE, "symbol-cache", "MIB",
+	       "with --every: what is kept from interval to interval\n"
+	       "to name functions (the files' symbols, lines and\n"
+	       "names) is held to about MIB MiB, the least recently\n"
+	       "used files dropped first (default " XSTR(EVERY_SYM_CACHE) "; 0: no bound)"),
 	CP_OPT_TEXT("\nCausal profiling (see 'cprof report --causal' and Documentation/causal.rst):"),
 	CP_OPT(OPT_CAUSAL, "causal", NULL,
 	       "run experiments until the program exits: each speeds\n"
@@ -134,9 +152,9 @@ static const struct cp_usage usage = {
 	.usage =
 	"usage: cprof record [-e EV[,EV...]] [-c N | -F HZ] [--no-callchain] [--no-inherit]\n"
 	"                    [--raw] [-p PID | -a] [-o FILE] [[--] CMD [ARGS...]]\n"
-	"       cprof record --every INTERVAL [--keep N] [-e EV] [-c N | -F HZ]\n"
-	"                    [--no-callchain] [--no-inherit] [--raw] -o DIR\n"
-	"                    {-p PID | -a | [--] CMD [ARGS...]}\n"
+	"       cprof record --every INTERVAL [--keep N] [--no-symbolize]\n"
+	"                    [--symbol-cache MIB] [-e EV] [-c N | -F HZ] [--no-callchain]\n"
+	"                    [--no-inherit] [--raw] -o DIR {-p PID | -a | [--] CMD [ARGS...]}\n"
 	"       cprof record --causal [--progress SPEC]... [--latency NAME=SPEC,SPEC]...\n"
 	"                    [--source-scope GLOB]... [--binary-scope GLOB]...\n"
 	"                    [--fixed-line FILE:LINE] [--fixed-speedup PCT]\n"
@@ -191,13 +209,15 @@ struct record {
 	/* --every: the session in intervals, each a pprof in the output directory */
 	bool every_on;
 	struct cp_every every;
+	bool no_symbolize;
+	uint64_t sym_cache;	/* bytes */
+	struct cp_reporter *reporter;
+	struct cp_reporter_stats rst;
 	char scratch[PATH_MAX];	/* the interval's recording */
-	struct timespec cut_real;	/* the interval's start */
+	int64_t real0;		/* the session's start: real time, ns since the epoch */
+	uint64_t mono0;		/* and on the monotonic clock */
 	uint64_t cut_mono, next_cut;
-	char *kallsyms;		/* read once, written into every interval */
-	size_t kallsyms_len;
-	bool kallsyms_read;
-	unsigned int failed_intervals;
+	unsigned int failed_intervals, late_cuts;
 
 	/* Causal profiling */
 	bool causal;
@@ -324,7 +344,8 @@ static int parse_args(struct record *r, int argc, char *argv[])
 	struct cp_getopt g = { .u = &usage };
 	bool freq_given = false, count_given = false, output_given = false, keep_given = false;
 	bool raw = false;
-	uint64_t interval = 0, keep = EVERY_KEEP;
+	uint64_t interval = 0, keep = EVERY_KEEP, cache = EVERY_SYM_CACHE;
+	bool cache_given = false;
 	char err[512];
 	uint64_t val;
 	unsigned int i;
@@ -438,6 +459,15 @@ static int parse_args(struct record *r, int argc, char *argv[])
 						   optarg);
 			keep_given = true;
 			break;
+		case OPT_NO_SYMBOLIZE:
+			r->no_symbolize = true;
+			break;
+		case OPT_SYM_CACHE:
+			if (!parse_u64(optarg, &cache) || cache > 1048576)
+				return cp_usage_error(&usage, "--symbol-cache takes a size in MiB from 0 to 1048576, not '%s'",
+						   optarg);
+			cache_given = true;
+			break;
 		}
 	}
 	if (c < 0)
@@ -478,6 +508,13 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		cp_events_parse(&r->events, "cpu-clock", err, sizeof(err));
 	if (keep_given && !r->every_on)
 		return cp_usage_error(&usage, "--keep goes with --every");
+	if (r->no_symbolize && !r->every_on)
+		return cp_usage_error(&usage, "--no-symbolize goes with --every ('cprof report' names what 'cprof record' recorded)");
+	if (cache_given && !r->every_on)
+		return cp_usage_error(&usage, "--symbol-cache goes with --every");
+	if (cache_given && r->no_symbolize)
+		return cp_usage_error(&usage, "--symbol-cache and --no-symbolize exclude each other");
+	r->sym_cache = cache << 20;
 	if (r->every_on && r->causal)
 		return cp_usage_error(&usage, "--every and --causal exclude each other");
 	if (r->every_on && !output_given)
@@ -489,7 +526,7 @@ static int parse_args(struct record *r, int argc, char *argv[])
 	if (!raw && !r->causal)
 		r->flags |= CAUSALPROF_F_AGGREGATE;
 	if (r->every_on) {
-		cp_every_init(&r->every, r->output, interval, keep);
+		cp_every_init(&r->every, r->prog, r->output, interval, keep);
 		if (!freq_given)
 			r->freq = EVERY_FREQ;
 	}
@@ -1162,76 +1199,29 @@ static void write_vdso(struct record *r)
 /* /proc/kallsyms as it is now into *@out (malloc()ed), or NULL with a warning. */
 static void read_kallsyms(struct record *r, char **out, size_t *out_len)
 {
-	size_t len = 0, cap = 1 << 20;
-	char *buf, *more;
-	ssize_t n = 0;
-	int fd;
+	int err = cp_ksyms_read("/proc/kallsyms", out, out_len);
 
-	*out = NULL;
-	*out_len = 0;
-
-	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		goto err;
-	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		goto err;
-	}
-	for (;;) {
-		if (len == cap) {
-			more = realloc(buf, cap * 2);
-			if (!more) {
-				errno = ENOMEM;
-				break;
-			}
-			buf = more;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	if (n < 0 || len == cap) {
-		free(buf);
-		goto err;
-	}
-	*out = buf;
-	*out_len = len;
-	return;
-err:
-	fprintf(stderr, "%s: warning: cannot read /proc/kallsyms (%s): kernel functions will not be named\n",
-		r->prog, strerror(errno));
+	if (err)
+		fprintf(stderr, "%s: warning: cannot read /proc/kallsyms (%s): kernel functions will not be named\n",
+			r->prog, strerror(-err));
 }
 
 /*
- * /proc/kallsyms, for naming the kernel's functions later: as it is now, or
- * with --every as it was at the start (read once; a few MiB).
+ * /proc/kallsyms as it is now, for naming the kernel's functions later (with
+ * --every the reporting thread keeps its own).
  */
 static void write_kallsyms(struct record *r)
 {
 	char *buf;
 	size_t len;
 
-	if (r->every_on) {
-		if (!r->kallsyms_read)
-			read_kallsyms(r, &r->kallsyms, &r->kallsyms_len);
-		r->kallsyms_read = true;
-		if (r->kallsyms)
-			cp_rec_put(&r->w, CP_REC_KALLSYMS, r->kallsyms, r->kallsyms_len);
-		return;
-	}
 	read_kallsyms(r, &buf, &len);
 	if (buf)
 		cp_rec_put(&r->w, CP_REC_KALLSYMS, buf, len);
 	free(buf);
 }
 
-/* --every: the output directory, made if missing, and the scratch file's name. */
+/* --every: the output directory, made if missing. */
 static int every_dir(struct record *r)
 {
 	struct stat st;
@@ -1246,25 +1236,47 @@ static int every_dir(struct record *r)
 			r->output, errno ? ": " : "", errno ? strerror(errno) : "");
 		return -1;
 	}
-	if (snprintf(r->scratch, sizeof(r->scratch), "%s/%s", r->output, CP_EVERY_SCRATCH) >=
-	    (int)sizeof(r->scratch)) {
+	if (strlen(r->output) + sizeof(CP_EVERY_SCRATCH) + 16 >= sizeof(r->scratch)) {
 		fprintf(stderr, "%s: the directory name is too long: %s\n", r->prog, r->output);
 		return -1;
 	}
 	return 0;
 }
 
+/* --every: the thread that writes the profiles, with the signals blocked. */
+static int start_reporter(struct record *r)
+{
+	int err = cp_reporter_start(&r->reporter, &r->every, !r->no_symbolize, r->sym_cache);
+
+	if (err)
+		fprintf(stderr, "%s: cannot start the thread that writes the profiles: %s\n",
+			r->prog, strerror(-err));
+	return err;
+}
+
+/* The real time of @mono: the session's start and the monotonic clock since. */
+static int64_t real_of(const struct record *r, uint64_t mono)
+{
+	return r->real0 + (int64_t)(mono - r->mono0);
+}
+
 /*
  * --every: the scratch recording of the interval that started at the last
- * cut (its records wait in the socket while the previous one is written).
+ * cut (its records wait in the socket while the previous one is finished).
  */
 static int every_begin(struct record *r)
 {
+	struct timespec real;
+	int64_t ns = real_of(r, r->cut_mono);
 	int err;
 
+	snprintf(r->scratch, sizeof(r->scratch), "%s/" CP_EVERY_SCRATCH, r->output,
+		 r->every.index);
+	real.tv_sec = ns / 1000000000;
+	real.tv_nsec = ns % 1000000000;
 	err = cp_rec_create(&r->w, r->scratch);
 	if (!err)
-		err = write_meta(r, &r->cut_real, r->cut_mono);
+		err = write_meta(r, &real, r->cut_mono);
 	if (!err) {
 		write_vdso(r);
 		err = cp_every_put_carry(&r->every, &r->w);
@@ -1288,43 +1300,57 @@ static void forget_jits(struct record *r)
 }
 
 /*
- * --every: the interval ends; its profile is written, and unless @last the
- * next one begins. An interval that cannot be written is counted and
- * skipped; only a scratch file that cannot be made again ends the session.
+ * --every: the interval ends now; its recording goes to the reporting
+ * thread, and unless @last the next one begins at once: the cuts never
+ * wait for a report. An interval whose recording cannot be finished is
+ * counted and skipped; only a scratch file that cannot be made again ends
+ * the session.
  */
 static int every_cut(struct record *r, bool last)
 {
-	struct timespec start = r->cut_real;
-	uint64_t now = now_ns(), begun = r->cut_mono;
+	struct cp_every_interval iv = { .index = r->every.index };
+	uint64_t now = now_ns(), begun = r->cut_mono, due = r->next_cut;
 	int err;
 
-	/* The next interval starts now, however long this one takes to write. */
-	clock_gettime(CLOCK_REALTIME, &r->cut_real);
 	r->cut_mono = now;
-
 	if (!r->w.f) {
 		/* Its scratch file could not be made: already said. */
 		r->failed_intervals++;
+	} else {
+		write_perfmaps(r);
+		forget_jits(r);
+		err = cp_rec_finish(&r->w);
+		iv.path = strdup(r->scratch);
+		if (err || !iv.path) {
+			fprintf(stderr, "%s: cannot write %s: %s\n", r->prog, r->scratch,
+				strerror(err ? -err : ENOMEM));
+			r->failed_intervals++;
+			unlink(r->scratch);
+			free(iv.path);
+		} else {
+			iv.start_ns = real_of(r, begun);
+			iv.duration_ns = now - begun;
+			iv.name_ns = real_of(r, r->mono0 + (begun - r->mono0) /
+						r->every.interval_ns * r->every.interval_ns);
+			cp_reporter_submit(r->reporter, &iv);
+		}
+	}
+	cp_every_next(&r->every);
+	if (last)
 		return 0;
-	}
-	write_perfmaps(r);
-	forget_jits(r);
-	write_kallsyms(r);
-	err = cp_rec_finish(&r->w);
-	if (err) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", r->prog, r->scratch, strerror(-err));
-		r->failed_intervals++;
-	} else if (cp_every_write(&r->every, r->prog, r->scratch, &start, now - begun)) {
-		r->failed_intervals++;
-	}
-	if (last) {
-		unlink(r->scratch);
-		return 0;
-	}
-	/* On the beat; after a slow interval (a long write), from now. */
+	/*
+	 * On the beat of the session's start. Only a cprof held up longer
+	 * than an interval (stopped, starved) is late by a whole one: that
+	 * interval was longer, and says so.
+	 */
 	r->next_cut += r->every.interval_ns;
-	if (r->next_cut <= now_ns())
-		r->next_cut = now_ns() + r->every.interval_ns;
+	if (r->next_cut <= now) {
+		while (r->next_cut <= now)
+			r->next_cut += r->every.interval_ns;
+		r->late_cuts++;
+		fprintf(stderr, "%s: interval %u was cut %.3f s late and lasted %.3f s: cprof itself was held up\n",
+			r->prog, iv.index, (now - due) / 1e9, (now - begun) / 1e9);
+	}
 	return every_begin(r);
 }
 
@@ -1364,6 +1390,8 @@ static int start_session(struct record *r)
 		.flags = r->flags,
 		.target_pid = r->child > 0 ? r->child : r->pid,
 		.events = &r->events,
+		.agg_entries = r->every_on && (r->flags & CAUSALPROF_F_AGGREGATE) ?
+			       EVERY_AGG_ENTRIES : 0,
 	};
 	char what[512], target[64], list[256];
 	int err;
@@ -1571,6 +1599,30 @@ static void denied_summary(const struct record *r)
 			r->nr_denied - DENIED_SHOWN);
 }
 
+/* --every: what the reports cost, what was kept to name functions, what was skipped. */
+static void every_summary(const struct record *r)
+{
+	const struct cp_reporter_stats *st = &r->rst;
+
+	if (st->reports)
+		fprintf(stderr, "%s: %u reports: the first %.3f s of CPU, then %.3f s each (at most %.3f s)",
+			r->prog, st->reports, st->first_cpu,
+			st->reports > 1 ? (st->sum_cpu - st->first_cpu) / (st->reports - 1) : 0.0,
+			st->max_cpu);
+	if (st->reports && !r->no_symbolize)
+		fprintf(stderr, "; symbols kept: %zu files, %.1f MiB (cap %.0f MiB), %" PRIu64 " opened, %" PRIu64 " evicted; kallsyms read %u times",
+			st->sym.files, st->sym.bytes / 1048576.0, r->sym_cache / 1048576.0,
+			st->sym.opens, st->sym.evictions, st->kallsyms_reads);
+	if (st->reports)
+		fputs("\n", stderr);
+	if (r->late_cuts)
+		fprintf(stderr, "%s: warning: %u intervals were cut late (cprof was held up): each says how long it lasted\n",
+			r->prog, r->late_cuts);
+	if (st->skipped)
+		fprintf(stderr, "%s: WARNING: %u intervals skipped: their reports could not keep up (try a longer --every or --no-symbolize)\n",
+			r->prog, st->skipped);
+}
+
 static void summary(struct record *r)
 {
 	uint64_t lost = r->end_seen ? r->end_lost : r->lost;
@@ -1584,10 +1636,12 @@ static void summary(struct record *r)
 	fprintf(stderr, "%s: recorded %" PRIu64 " samples (%" PRIu64 " lost) in %.2f s",
 		r->prog, r->samples, lost, secs);
 	if (r->every_on)
-		fprintf(stderr, ", %u profiles into %s", r->every.written, r->output);
+		fprintf(stderr, ", %u profiles into %s", r->rst.written, r->output);
 	else if (!stat(r->output, &st))
 		fprintf(stderr, ", %s (%.1f MiB)", r->output, st.st_size / 1048576.0);
 	fputs("\n", stderr);
+	if (r->every_on)
+		every_summary(r);
 	if (r->failed_intervals)
 		fprintf(stderr, "%s: %u intervals could not be written\n", r->prog,
 			r->failed_intervals);
@@ -1702,6 +1756,8 @@ int cmd_record(int argc, char *argv[])
 		fprintf(stderr, "%s: cannot block signals: %s\n", r.prog, strerror(errno));
 		goto out_close_nl;
 	}
+	if (r.every_on && start_reporter(&r))
+		goto out_reap;
 	if (r.cmd && spawn_held(&r))
 		goto out_reap;
 	/*
@@ -1720,6 +1776,10 @@ int cmd_record(int argc, char *argv[])
 			r.prog, got / 2048);
 	clock_gettime(CLOCK_REALTIME, &real);
 	mono = r.t_start = now_ns();
+	r.real0 = real.tv_sec * 1000000000LL + real.tv_nsec;
+	r.mono0 = mono;
+	if (r.every_on)
+		snprintf(r.scratch, sizeof(r.scratch), "%s/" CP_EVERY_SCRATCH, r.output, 0);
 
 	file = r.every_on ? r.scratch : r.output;
 	err = cp_rec_create(&r.w, file);
@@ -1735,7 +1795,6 @@ int cmd_record(int argc, char *argv[])
 	}
 	write_vdso(&r);
 	if (r.every_on) {
-		r.cut_real = real;
 		r.cut_mono = mono;
 		r.next_cut = mono + r.every.interval_ns;
 	}
@@ -1762,6 +1821,9 @@ int cmd_record(int argc, char *argv[])
 	stop(&r);
 	if (r.every_on) {
 		every_cut(&r, true);
+		cp_reporter_stop(r.reporter, &r.rst);
+		r.reporter = NULL;
+		r.failed_intervals += r.rst.failed;
 	} else {
 		write_perfmaps(&r);
 		write_kallsyms(&r);
@@ -1803,7 +1865,7 @@ out_reap:
 	free(r.aligned);
 	tdestroy(r.paths, free);
 	free(r.jits);
-	free(r.kallsyms);
+	cp_reporter_stop(r.reporter, NULL);
 	cp_every_free(&r.every);
 out_close_nl:
 	cp_nl_close(&r.nl);

@@ -152,8 +152,8 @@ struct report {
 	struct cp_profile prof;
 	struct cp_replay replay;
 	struct cp_stacks stacks;	/* of the STACK records */
-	struct cp_ksyms *ks;
-	struct cp_symbolizer *sym;
+	struct cp_ksyms *ks;		/* its own, or NULL */
+	struct cp_symbolizer *sym;	/* its own, or the caller's */
 	struct cp_resolver res;
 };
 
@@ -490,7 +490,7 @@ static int read_all(struct report *r)
 	} else if (ret) {
 		snprintf(r->why, sizeof(r->why), "%s", r->rd->err);
 		r->damage = DAMAGE_CORRUPT;
-	} else if (!r->end_seen && !r->kallsyms) {
+	} else if (!r->end_seen && !r->kallsyms && !r->o->slice) {
 		/* cprof record always finishes with KALLSYMS, and END mostly. */
 		snprintf(r->why, sizeof(r->why),
 			 "truncated at offset %zu: it ends without the session's END record; the recording was cut short (was cprof record killed?)",
@@ -844,7 +844,8 @@ static int write_one(struct report *r, unsigned int i)
 		.name = ev->name,
 		.unit = ev->unit,
 		.period = event_period(ev),
-		.time_nanos = parse_time(meta(r, "start_time")),
+		.time_nanos = r->o->slice && r->o->time_nanos ? r->o->time_nanos :
+			      parse_time(meta(r, "start_time")),
 		.duration_nanos = duration(r),
 		.main = main_mapping(r, i),
 		.labels = r->o->labels,
@@ -957,7 +958,8 @@ static void free_report(struct report *r)
 	cp_stacks_free(&r->stacks);
 	cp_prof_free(&r->prof);
 	cp_ksyms_free(r->ks);
-	cp_sym_free(r->sym);
+	if (r->sym != r->o->sym)
+		cp_sym_free(r->sym);
 }
 
 int cp_report(const struct cp_report_opts *o, struct cp_rec_reader *rd)
@@ -980,7 +982,7 @@ int cp_report(const struct cp_report_opts *o, struct cp_rec_reader *rd)
 	cp_stacks_init(&r->stacks);
 	if (cp_prof_init(&r->prof))
 		goto out_nomem;
-	r->sym = cp_sym_new(o->symfs, o->err);
+	r->sym = o->sym ? o->sym : cp_sym_new(o->symfs, o->err);
 	if (!r->sym)
 		goto out_nomem;
 
@@ -1008,7 +1010,7 @@ int cp_report(const struct cp_report_opts *o, struct cp_rec_reader *rd)
 	}
 	warn_damage(r);
 
-	if (r->kallsyms) {
+	if (r->kallsyms && !o->sym) {
 		text = cp_rec_text(r->kallsyms, &len);
 		r->ks = cp_ksyms_new(text, len);
 	}
@@ -1017,7 +1019,8 @@ int cp_report(const struct cp_report_opts *o, struct cp_rec_reader *rd)
 		if (cp_sym_add_image(r->sym, "[vdso]", data, len) == -ENOMEM)
 			goto out_nomem;
 	}
-	cp_resolve_init(&r->res, &r->prof, &r->replay, r->ks, r->sym, o->labels);
+	cp_resolve_init(&r->res, &r->prof, &r->replay, o->sym ? o->ks : r->ks, r->sym,
+			o->labels);
 	for (i = 0; i < r->nr_perfmaps; i++) {
 		const struct cp_rec_perfmap *pm = cp_rec_perfmap(r->perfmaps[i], &text, &len);
 

@@ -10,7 +10,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "ksyms.h"
 #include "recording.h"
+#include "symbolize.h"
 #include "top.h"
 
 struct cp_report_opts {
@@ -29,7 +31,16 @@ struct cp_report_opts {
 	 * duration_nanos.
 	 */
 	bool slice;
+	int64_t time_nanos;	/* its start, since the epoch; 0: META's start_time */
 	int64_t duration_nanos;
+	/*
+	 * Kept by the caller from report to report (cprof record --every):
+	 * the files and their symbols (cp_sym_trim() is the caller's), and
+	 * the kernel's functions (NULL: left unnamed). With @sym given, the
+	 * recording's own KALLSYMS record is not used.
+	 */
+	struct cp_symbolizer *sym;
+	const struct cp_ksyms *ks;
 	FILE *out;		/* the text view */
 	FILE *err;		/* errors and warnings */
 };

@@ -38,6 +38,7 @@
 #include <gelf.h>
 #include <libiberty/demangle.h>
 
+#include "array.h"
 #include "gopclntab.h"
 #include "htab.h"
 #include "symbolize.h"
@@ -134,9 +135,25 @@ struct cp_sym_file {
 	uint8_t expect[CP_BUILD_ID_MAX];
 	size_t id_len;
 	uint8_t id[CP_BUILD_ID_MAX];
+	/* The cache (cp_sym_trim()) */
+	uint64_t used;		/* the symbolizer's clock when last asked for */
+	size_t bytes;		/* what it holds, once opened: an estimate */
+	/* Lookups already made, when the symbolizer keeps them */
+	struct memo *memos;
+	size_t nr_memos, cap_memos;
+	struct cp_sym_frame *memo_frames;
+	size_t nr_memo_frames, cap_memo_frames;
+	struct cp_htab memo_index;
 };
 
-/* A demangled name, kept for the symbolizer's life. */
+/* A lookup's result: frames [first, first + nr) of memo_frames. */
+struct memo {
+	uint64_t off;
+	uint32_t first;
+	uint32_t nr;
+};
+
+/* A demangled name, kept until the cache drops them all. */
 struct demangled {
 	char *mangled, *plain;
 };
@@ -152,6 +169,13 @@ struct cp_symbolizer {
 	struct demangled *names;
 	size_t nr_names, cap_names;
 	struct cp_htab name_index;
+	bool offline;		/* files are never opened */
+	bool keep;		/* a cache: lookups are kept with their files */
+	/* Kept from report to report: bounded by cp_sym_trim() */
+	size_t cap_bytes;	/* 0: no bound */
+	size_t names_bytes;
+	uint64_t clock;		/* + 1 at every trim */
+	struct cp_sym_stats stats;
 };
 
 struct cp_symbolizer *cp_sym_new(const char *symfs, FILE *warn)
@@ -189,10 +213,24 @@ struct cp_symbolizer *cp_sym_new(const char *symfs, FILE *warn)
 	return s;
 }
 
-static void free_file(struct cp_sym_file *f)
+/* The lookups kept: their strings are the file's and the symbolizer's names. */
+static void forget_memos(struct cp_sym_file *f)
+{
+	free(f->memos);
+	free(f->memo_frames);
+	cp_htab_free(&f->memo_index);
+	cp_htab_init(&f->memo_index);
+	f->memos = NULL;
+	f->memo_frames = NULL;
+	f->nr_memos = f->cap_memos = f->nr_memo_frames = f->cap_memo_frames = 0;
+}
+
+/* Back to a file not opened yet: what it was read into is freed. */
+static void close_file(struct cp_sym_file *f)
 {
 	size_t i;
 
+	forget_memos(f);
 	cp_gopcln_free(f->go);
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
@@ -203,6 +241,33 @@ static void free_file(struct cp_sym_file *f)
 	free(f->fde_starts);
 	cp_htab_free(&f->cu_index);
 	free(f->syms);
+	f->go = NULL;
+	f->go_tried = false;
+	f->dwfl = NULL;
+	f->mod = NULL;
+	f->elf = NULL;
+	f->bias = 0;
+	f->dwarf = false;
+	f->opened = f->usable = false;
+	f->caps = 0;
+	f->syms = NULL;
+	f->nr_syms = 0;
+	f->cus = NULL;
+	f->nr_cus = f->cap_cus = 0;
+	cp_htab_init(&f->cu_index);
+	f->ranges = NULL;
+	f->nr_ranges = 0;
+	f->ranges_built = false;
+	f->fde_starts = NULL;
+	f->nr_fdes = 0;
+	f->fdes_loaded = false;
+	f->id_len = 0;
+	f->bytes = 0;
+}
+
+static void free_file(struct cp_sym_file *f)
+{
+	close_file(f);
 	free(f->image);
 	free(f->path);
 	free(f);
@@ -255,6 +320,8 @@ const char *cp_sym_demangle(struct cp_symbolizer *s, const char *name)
 	i = cp_htab_find(&s->name_index, hash, name_eq, s, name);
 	if (i >= 0)
 		return s->names[i].plain ? s->names[i].plain : name;
+	if (s->nr_names >= UINT32_MAX - 1)
+		return name;
 	if (s->nr_names == s->cap_names) {
 		size_t cap = s->cap_names ? 2 * s->cap_names : 64;
 
@@ -274,6 +341,8 @@ const char *cp_sym_demangle(struct cp_symbolizer *s, const char *name)
 		return name;
 	}
 	s->nr_names++;
+	s->names_bytes += sizeof(*s->names) + 2 * sizeof(struct cp_hslot) + strlen(name) + 1 +
+			  (plain ? strlen(plain) + 1 : 0);
 	return plain ? plain : name;
 }
 
@@ -290,8 +359,10 @@ struct cp_sym_file *cp_sym_file(struct cp_symbolizer *s, const char *path)
 	int64_t i = cp_htab_find(&s->index, hash, path_eq, s, path);
 	struct cp_sym_file *f, **files;
 
-	if (i >= 0)
+	if (i >= 0) {
+		s->files[i]->used = s->clock;
 		return s->files[i];
+	}
 	if (s->nr == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 16;
 
@@ -305,7 +376,9 @@ struct cp_sym_file *cp_sym_file(struct cp_symbolizer *s, const char *path)
 	if (!f)
 		return NULL;
 	f->owner = s;
+	f->used = s->clock;
 	cp_htab_init(&f->cu_index);
+	cp_htab_init(&f->memo_index);
 	f->path = strdup(path);
 	if (!f->path || cp_htab_add(&s->index, hash, s->nr)) {
 		free(f->path);
@@ -325,6 +398,9 @@ int cp_sym_expect(struct cp_symbolizer *s, const char *path, const uint8_t *id, 
 	f = cp_sym_file(s, path);
 	if (!f)
 		return -ENOMEM;
+	/* Kept from an earlier report: a file of another build id now. */
+	if (f->opened && (f->expect_len != len || memcmp(f->expect, id, len)))
+		close_file(f);
 	memcpy(f->expect, id, len);
 	f->expect_len = len;
 	return 0;
@@ -510,6 +586,9 @@ static void open_file(struct cp_sym_file *f)
 	int len;
 
 	f->opened = true;
+	if (f->owner->offline)
+		return;
+	f->owner->stats.opens++;
 	/*
 	 * "[vdso]" and the like, unless the recording has its image, and a
 	 * JIT's "//anon" or "/memfd:NAME (deleted)": no file, nothing to say.
@@ -946,14 +1025,12 @@ static int go_frames(struct cp_sym_file *f, GElf_Addr addr, struct cp_sym_frame 
 	return n;
 }
 
-int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *frames, int max)
+static int lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *frames, int max)
 {
 	const char *sym;
 	GElf_Addr addr;
 	int n = 0, i;
 
-	if (max <= 0)
-		return 0;
 	if (!f->opened)
 		open_file(f);
 	if (!f->usable || !offset_to_addr(f, off, &addr))
@@ -981,6 +1058,52 @@ int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *fram
 			frames[i].sysname = frames[i].func;
 		frames[i].func = cp_sym_demangle(f->owner, frames[i].func);
 	}
+	return n;
+}
+
+static bool memo_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct cp_sym_file *f = ctx;
+
+	return f->memos[idx].off == *(const uint64_t *)key;
+}
+
+/* Keeps a lookup's frames; a lookup not kept is only made again. */
+static void memo_add(struct cp_sym_file *f, uint64_t off, uint64_t hash,
+		     const struct cp_sym_frame *frames, int n)
+{
+	if (f->nr_memos >= UINT32_MAX - 1 || f->nr_memo_frames + n >= UINT32_MAX ||
+	    cp_array_reserve(&f->memos, &f->cap_memos, f->nr_memos, 1, sizeof(*f->memos)) ||
+	    cp_array_reserve(&f->memo_frames, &f->cap_memo_frames, f->nr_memo_frames, n,
+			     sizeof(*f->memo_frames)) ||
+	    cp_htab_add(&f->memo_index, hash, f->nr_memos))
+		return;
+	f->memos[f->nr_memos++] = (struct memo){
+		.off = off, .first = f->nr_memo_frames, .nr = n,
+	};
+	memcpy(f->memo_frames + f->nr_memo_frames, frames, n * sizeof(*frames));
+	f->nr_memo_frames += n;
+}
+
+int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *frames, int max)
+{
+	uint64_t hash = cp_hash_u64(CP_HASH_SEED, off);
+	const struct memo *m;
+	int64_t i;
+	int n;
+
+	if (max <= 0)
+		return 0;
+	if (!f->owner->keep || max < CP_SYM_MAX_FRAMES)
+		return lookup(f, off, frames, max);
+	i = cp_htab_find(&f->memo_index, hash, memo_eq, f, &off);
+	if (i >= 0) {
+		m = &f->memos[i];
+		memcpy(frames, f->memo_frames + m->first, m->nr * sizeof(*frames));
+		return m->nr;
+	}
+	n = lookup(f, off, frames, max);
+	memo_add(f, off, hash, frames, n);
 	return n;
 }
 
@@ -1088,4 +1211,185 @@ size_t cp_sym_build_id(const struct cp_sym_file *f, const uint8_t **id)
 	}
 	*id = f->id;
 	return f->id_len;
+}
+
+/*
+ * The cache: what a symbolizer kept from report to report. A file's bytes
+ * are an estimate: the tables built here, and the sections of its ELF file
+ * and of its debug file that libelf and libdw read and index (symbols,
+ * strings, DWARF, Go's table, decompressed), which is what stays resident
+ * of it once it has been used.
+ */
+
+static size_t elf_read_bytes(Elf *elf)
+{
+	size_t shstrndx, total = 0;
+	Elf_Scn *scn = NULL;
+	const char *name;
+	GElf_Chdr ch;
+	GElf_Shdr sh;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM &&
+		    sh.sh_type != SHT_STRTAB &&
+		    !(name && (!strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8) ||
+			       !strcmp(name, ".gopclntab") || !strcmp(name, ".eh_frame_hdr"))))
+			continue;
+		if ((sh.sh_flags & SHF_COMPRESSED) && gelf_getchdr(scn, &ch))
+			total += ch.ch_size;
+		else
+			total += sh.sh_size;
+	}
+	return total;
+}
+
+static size_t file_bytes(struct cp_sym_file *f)
+{
+	size_t bytes = sizeof(*f) + strlen(f->path) + 1 + f->image_len, i;
+	Dwarf_Addr bias;
+	Dwarf *dw;
+	Elf *debug;
+
+	if (!f->opened)
+		return bytes;
+	if (f->usable && !f->bytes) {
+		/* Once: the file's sections do not change. */
+		f->bytes = elf_read_bytes(f->elf);
+		dw = f->dwarf ? dwfl_module_getdwarf(f->mod, &bias) : NULL;
+		debug = dw ? dwarf_getelf(dw) : NULL;
+		if (debug && debug != f->elf)
+			f->bytes += elf_read_bytes(debug);
+	}
+	bytes += f->bytes + f->nr_syms * sizeof(*f->syms) + f->cap_cus * sizeof(*f->cus) +
+		 f->nr_ranges * sizeof(*f->ranges) + f->nr_fdes * sizeof(*f->fde_starts) +
+		 2 * f->nr_cus * sizeof(struct cp_hslot) + f->cap_memos * sizeof(*f->memos) +
+		 f->cap_memo_frames * sizeof(*f->memo_frames) +
+		 2 * f->nr_memos * sizeof(struct cp_hslot);
+	for (i = 0; i < f->nr_cus; i++)
+		bytes += f->cus[i].cap * sizeof(*f->cus[i].funcs);
+	return bytes;
+}
+
+void cp_sym_set_offline(struct cp_symbolizer *s)
+{
+	s->offline = true;
+}
+
+void cp_sym_set_cap(struct cp_symbolizer *s, size_t bytes)
+{
+	s->cap_bytes = bytes;
+	s->keep = true;
+}
+
+static void drop_names(struct cp_symbolizer *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_names; i++) {
+		free(s->names[i].mangled);
+		free(s->names[i].plain);
+	}
+	free(s->names);
+	s->names = NULL;
+	s->nr_names = s->cap_names = 0;
+	s->names_bytes = 0;
+	cp_htab_free(&s->name_index);
+	cp_htab_init(&s->name_index);
+}
+
+/* The opened file asked for least recently, of the largest bytes among equals. */
+static struct cp_sym_file *least_used(struct cp_symbolizer *s, const size_t *bytes)
+{
+	struct cp_sym_file *f = NULL;
+	size_t i, best = 0;
+
+	for (i = 0; i < s->nr; i++) {
+		if (!s->files[i] || !s->files[i]->opened)
+			continue;
+		if (!f || s->files[i]->used < f->used ||
+		    (s->files[i]->used == f->used && bytes[i] > best)) {
+			f = s->files[i];
+			best = bytes[i];
+		}
+	}
+	return f;
+}
+
+int cp_sym_trim(struct cp_symbolizer *s)
+{
+	size_t i, n = 0, total = s->names_bytes, *bytes;
+	struct cp_sym_file *f;
+	int ret = 0;
+
+	bytes = calloc(s->nr ? s->nr : 1, sizeof(*bytes));
+	if (!bytes)
+		return -ENOMEM;
+	for (i = 0; i < s->nr; i++) {
+		f = s->files[i];
+		/* Asked for by no report since the last trim, and nothing read: forgotten. */
+		if (!f->opened && f->used < s->clock) {
+			free_file(f);
+			s->files[i] = NULL;
+			continue;
+		}
+		bytes[i] = file_bytes(f);
+		total += bytes[i];
+	}
+	while (s->cap_bytes && total > s->cap_bytes && (f = least_used(s, bytes))) {
+		for (i = 0; s->files[i] != f; i++)
+			;
+		total -= bytes[i];
+		free_file(f);
+		s->files[i] = NULL;
+		s->stats.evictions++;
+	}
+	/* The names go all at once, when they alone weigh an eighth of the cap. */
+	if (s->cap_bytes && s->names_bytes > s->cap_bytes / 8) {
+		total -= s->names_bytes;
+		s->stats.names_dropped += s->nr_names;
+		drop_names(s);
+		/* Their lookups point to the names. */
+		for (i = 0; i < s->nr; i++)
+			if (s->files[i])
+				forget_memos(s->files[i]);
+	}
+	free(bytes);
+	cp_htab_free(&s->index);
+	cp_htab_init(&s->index);
+	s->stats.files = 0;
+	for (i = 0; i < s->nr; i++) {
+		f = s->files[i];
+		if (!f)
+			continue;
+		s->files[n] = f;
+		if (f->opened)
+			s->stats.files++;
+		if (!ret && cp_htab_add(&s->index, cp_hash_mem(CP_HASH_SEED, f->path,
+							      strlen(f->path)), n))
+			ret = -ENOMEM;
+		n++;
+	}
+	s->nr = n;
+	s->stats.bytes = total;
+	s->clock++;
+	if (ret) {
+		/* Without an index nothing can be found: start again empty. */
+		for (i = 0; i < s->nr; i++)
+			free_file(s->files[i]);
+		s->nr = 0;
+		s->stats.files = s->stats.bytes = 0;
+		cp_htab_free(&s->index);
+		cp_htab_init(&s->index);
+	}
+	return ret;
+}
+
+void cp_sym_get_stats(const struct cp_symbolizer *s, struct cp_sym_stats *st)
+{
+	*st = s->stats;
 }

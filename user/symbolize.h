@@ -55,7 +55,7 @@ struct cp_sym_file *cp_sym_file(struct cp_symbolizer *s, const char *path);
 /*
  * The functions at file offset @off of @f, innermost first, into @frames
  * (room for @max): their number, 0 when nothing is known there. The strings
- * stay valid until cp_sym_free().
+ * stay valid until cp_sym_trim() or cp_sym_free().
  */
 int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *frames, int max);
 /*
@@ -67,13 +67,46 @@ int cp_sym_lookup(struct cp_sym_file *f, uint64_t off, struct cp_sym_frame *fram
 int cp_sym_func_start(struct cp_sym_file *f, uint64_t off, uint64_t *start);
 /*
  * @name demangled (C++, Rust legacy and v0), or @name itself when it is not
- * a mangled name; valid until cp_sym_free().
+ * a mangled name; valid until cp_sym_trim() or cp_sym_free().
  */
 const char *cp_sym_demangle(struct cp_symbolizer *s, const char *name);
 /* CP_SYM_* that the file offers, once it was looked into. */
 unsigned int cp_sym_caps(const struct cp_sym_file *f);
 /* Its build id (the recorded one, else the file's): length, 0 if none. */
 size_t cp_sym_build_id(const struct cp_sym_file *f, const uint8_t **id);
+
+/*
+ * Kept from one report to the next (cprof record --every): the files
+ * opened, their tables, the demangled names. cp_sym_trim(), between two
+ * reports, bounds them to the cap: the files no report asked for since
+ * the last trim and never opened are forgotten, then the opened files
+ * least recently asked for are closed until what is kept weighs no more
+ * than the cap (by estimate: the tables built, and the symbol, string and
+ * debug sections of the file and of its debug file), then the demangled
+ * names are dropped if they alone weigh an eighth of it. Pointers to the
+ * files (cp_sym_file()) and the strings of lookups are valid until then.
+ */
+struct cp_sym_stats {
+	size_t files;		/* opened files kept, after the last trim */
+	size_t bytes;		/* their estimate, with the names */
+	uint64_t opens;		/* files opened, in all */
+	uint64_t evictions;	/* opened files closed for the cap */
+	uint64_t names_dropped;	/* demangled names dropped for the cap */
+};
+
+/*
+ * Makes it a cache, with a cap in bytes (0: none): lookups are kept with
+ * their file too (with room for CP_SYM_MAX_FRAMES frames).
+ */
+void cp_sym_set_cap(struct cp_symbolizer *s, size_t bytes);
+/* 0, or -ENOMEM (then nothing is kept). */
+int cp_sym_trim(struct cp_symbolizer *s);
+void cp_sym_get_stats(const struct cp_symbolizer *s, struct cp_sym_stats *st);
+/*
+ * Never open a file: lookups find nothing, caps are 0, build ids are the
+ * recorded ones (cprof record --no-symbolize).
+ */
+void cp_sym_set_offline(struct cp_symbolizer *s);
 
 /*
  * The GNU build id of the ELF file at @path into @id: its length, 0 if the

@@ -496,7 +496,11 @@ struct causalprof_end {
  * a reader keeps the STACKs it has seen for the whole session. A reader
  * that finds a COUNT whose id it has no STACK for has a damaged stream.
  * (Ids are not checked for collisions: two different stacks of the same
- * 64-bit hash would count as the first one seen.)
+ * 64-bit hash would count as the first one seen.) A CPU remembers the ids
+ * it has sent in a set of bounded size; a STACK it could not remember
+ * comes with CAUSALPROF_STACK_F_AGAIN in hdr.flags: that CPU sends it
+ * again before any COUNT of a later drain that names it, so a reader that
+ * must bound its memory may forget it once the drain's COUNTs are read.
  *
  * A sample that finds its CPU's table full is streamed as a SAMPLE record,
  * and counted in END's fallback and in CAUSALPROF_STAT_AGG_FALLBACK. The
@@ -504,6 +508,8 @@ struct causalprof_end {
  * its SAMPLE records, and END's samples is that sum. COUNT records are
  * not in time_ns order: they leave at the drain after their samples.
  */
+#define CAUSALPROF_STACK_F_AGAIN	(1U << 0)	/* not remembered: sent again */
+
 struct causalprof_stack {
 	struct causalprof_record_hdr hdr;
 	__u64	id;
