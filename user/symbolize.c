@@ -353,9 +353,14 @@ static bool path_eq(const void *ctx, uint32_t idx, const void *key)
 	return !strcmp(s->files[idx]->path, key);
 }
 
+static uint64_t path_hash(const char *path)
+{
+	return cp_hash_mem(CP_HASH_SEED, path, strlen(path));
+}
+
 struct cp_sym_file *cp_sym_file(struct cp_symbolizer *s, const char *path)
 {
-	uint64_t hash = cp_hash_mem(CP_HASH_SEED, path, strlen(path));
+	uint64_t hash = path_hash(path);
 	int64_t i = cp_htab_find(&s->index, hash, path_eq, s, path);
 	struct cp_sym_file *f, **files;
 
@@ -1302,28 +1307,27 @@ static void drop_names(struct cp_symbolizer *s)
 	cp_htab_init(&s->name_index);
 }
 
-/* The opened file asked for least recently, of the largest bytes among equals. */
-static struct cp_sym_file *least_used(struct cp_symbolizer *s, const size_t *bytes)
+/* The opened file asked for least recently, of the largest bytes among equals: its index, or -1. */
+static ssize_t least_used(struct cp_symbolizer *s, const size_t *bytes)
 {
-	struct cp_sym_file *f = NULL;
-	size_t i, best = 0;
+	ssize_t best = -1;
+	size_t i;
 
 	for (i = 0; i < s->nr; i++) {
 		if (!s->files[i] || !s->files[i]->opened)
 			continue;
-		if (!f || s->files[i]->used < f->used ||
-		    (s->files[i]->used == f->used && bytes[i] > best)) {
-			f = s->files[i];
-			best = bytes[i];
-		}
+		if (best < 0 || s->files[i]->used < s->files[best]->used ||
+		    (s->files[i]->used == s->files[best]->used && bytes[i] > bytes[best]))
+			best = i;
 	}
-	return f;
+	return best;
 }
 
 int cp_sym_trim(struct cp_symbolizer *s)
 {
 	size_t i, n = 0, total = s->names_bytes, *bytes;
 	struct cp_sym_file *f;
+	ssize_t victim;
 	int ret = 0;
 
 	bytes = calloc(s->nr ? s->nr : 1, sizeof(*bytes));
@@ -1340,12 +1344,10 @@ int cp_sym_trim(struct cp_symbolizer *s)
 		bytes[i] = file_bytes(f);
 		total += bytes[i];
 	}
-	while (s->cap_bytes && total > s->cap_bytes && (f = least_used(s, bytes))) {
-		for (i = 0; s->files[i] != f; i++)
-			;
-		total -= bytes[i];
-		free_file(f);
-		s->files[i] = NULL;
+	while (s->cap_bytes && total > s->cap_bytes && (victim = least_used(s, bytes)) >= 0) {
+		total -= bytes[victim];
+		free_file(s->files[victim]);
+		s->files[victim] = NULL;
 		s->stats.evictions++;
 	}
 	/* The names go all at once, when they alone weigh an eighth of the cap. */
@@ -1369,8 +1371,7 @@ int cp_sym_trim(struct cp_symbolizer *s)
 		s->files[n] = f;
 		if (f->opened)
 			s->stats.files++;
-		if (!ret && cp_htab_add(&s->index, cp_hash_mem(CP_HASH_SEED, f->path,
-							      strlen(f->path)), n))
+		if (!ret && cp_htab_add(&s->index, path_hash(f->path), n))
 			ret = -ENOMEM;
 		n++;
 	}
