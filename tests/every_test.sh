@@ -36,6 +36,10 @@ KEEP=8
 # between two levels 2 MiB apart (7.9 and 9.9 MiB on 6.1: what malloc
 # keeps of the last write, or not), and a median lands on either.
 RSS_SLACK_KIB=1024
+# test_churn's cap, the evictions that show it reached, its RSS slack
+CHURN_CAP_MIB=8
+CHURN_EVICTIONS=$((CHURN_SECONDS / 4))
+CHURN_SLACK_KIB=4096
 
 name_re='^cprof-[0-9]{8}T[0-9]{6}Z\.pb\.gz$'
 
@@ -350,18 +354,28 @@ test_tiles()
 
 # -a with processes starting and exiting, 1 s intervals: what is kept of
 # their files' symbols stays within the cap, and cprof's RSS does not
-# grow. The cap (16 MiB) is one the programs' files fill within seconds,
-# so that the cache is at its steady state when the RSS is compared: under
-# a cap they never reach (64 MiB) it grew by 1.1 MiB from seconds 25-40 to
-# the last 15 s on two vCPUs, the cache still filling. (symbolize_test
-# checks evictions; a cap below libc's debug file would reopen it every
-# second, which one CPU under -icount cannot keep up with;
-# bench/always-on.sh's long run evicts at 16 MiB.)
+# grow. The cap (8 MiB) is one the programs' files pass within seconds, so
+# that the cache is at its steady state (files evicted and reopened every
+# few intervals) when the RSS is compared; the test checks that it was
+# (CHURN_EVICTIONS). At 16 MiB the cache still filled until the last
+# seconds on some runs (1 eviction in 61 s), and the RSS grew with it by
+# 2.8 MiB (4.5 MiB in CI), which is the cache doing its job, not a leak.
+# At 8 MiB: 60 or 61 evictions, 80 files opened in 60 s, the least RSS
+# 30452 and 25932 KiB in seconds 25-40, 576 and 792 KiB more in the last
+# 15 s. What may move that much with nothing leaked: the demangled names
+# (dropped at an eighth of the cap, 1 MiB), which files happen to be open,
+# and the free memory malloc keeps between trims (up to 8 MiB, reporter.c's
+# TRIM_SLACK), hence a slack of 4 MiB; libdw's state of each file evicted
+# left unfreed (dwfl_end() skipped, tried) grew it by 301144 KiB.
+# (symbolize_test checks evictions one by one; a cap below libc's debug
+# file would reopen it every second, too much for one CPU under -icount,
+# where this test does not run; bench/always-on.sh's long run evicts at
+# 16 MiB.)
 test_churn()
 {
 	dir=$tmp/churn
 	: > "$tmp/churn.rss"
-	"$CPROF" record --every 1s --symbol-cache 16 -a -e cpu-clock -o "$dir" \
+	"$CPROF" record --every 1s --symbol-cache "$CHURN_CAP_MIB" -a -e cpu-clock -o "$dir" \
 		> /dev/null 2> "$tmp/churn.err" &
 	bg=$!
 	"$spin" -t 1 -s "$CHURN_SECONDS" > /dev/null &
@@ -397,8 +411,13 @@ test_churn()
 	kept=$(printf '%s\n' "$line" | sed -nE 's/.*symbols kept: [0-9]+ files, ([0-9.]+) MiB.*/\1/p')
 	evicted=$(printf '%s\n' "$line" | sed -nE 's/.* ([0-9]+) evicted.*/\1/p')
 	if [ -z "$kept" ] || [ -z "$evicted" ] || grep -q skipped "$tmp/churn.err" ||
-	   ! awk -v k="$kept" 'BEGIN { exit !(k <= 16) }'; then
-		say "with a 16 MiB cap: ${kept:-?} MiB kept, ${evicted:-?} evicted, or intervals skipped"
+	   ! awk -v k="$kept" -v c="$CHURN_CAP_MIB" 'BEGIN { exit !(k <= c) }'; then
+		say "with a $CHURN_CAP_MIB MiB cap: ${kept:-?} MiB kept, ${evicted:-?} evicted, or intervals skipped"
+		show "$tmp/churn.err"
+		return 1
+	fi
+	if [ "$evicted" -lt "$CHURN_EVICTIONS" ]; then
+		say "$evicted evictions under a $CHURN_CAP_MIB MiB cap, fewer than $CHURN_EVICTIONS: the cache was still filling, the RSS cannot be judged"
 		show "$tmp/churn.err"
 		return 1
 	fi
@@ -411,8 +430,8 @@ test_churn()
 	early=$(awk -v t="$t0" '$1 - t >= 25 && $1 - t <= 40 { print $2 }' "$tmp/churn.rss" | least)
 	late=$(awk -v t="$end" 't - $1 <= 15 { print $2 }' "$tmp/churn.rss" | least)
 	say "cprof's RSS: least $early KiB in seconds 25-40, $late KiB in the last 15 s"
-	if [ "$early" -eq 0 ] || [ "$late" -gt $((early + RSS_SLACK_KIB)) ]; then
-		say "RSS grew by $((late - early)) KiB, more than $RSS_SLACK_KIB"
+	if [ "$early" -eq 0 ] || [ "$late" -gt $((early + CHURN_SLACK_KIB)) ]; then
+		say "RSS grew by $((late - early)) KiB, more than $CHURN_SLACK_KIB"
 		awk '{ printf "# %s %s\n", $1, $2 }' "$tmp/churn.rss"
 		return 1
 	fi
