@@ -166,6 +166,17 @@
  *                               inside an executable segment
  *       CAUSALPROF_PP_A_END_OFFSET: NLA_U64, latency points only (required
  *                                   there): the end probe
+ *       CAUSALPROF_PP_A_SITES: NLA_NESTED, optional: more sites of the
+ *                              (begin) probe, where a hit is a hit of the
+ *                              same probe (the exits of a function:
+ *                              cprof's FUNC%return), each a
+ *         CAUSALPROF_SITES_A_OFFSET: NLA_U64, checked as OFFSET is
+ *                              OFFSET and these make at most
+ *                              CAUSALPROF_MAX_SITES sites; an empty nest,
+ *                              more sites, or two equal offsets: -EINVAL
+ *       CAUSALPROF_PP_A_END_SITES: NLA_NESTED, latency points only, with
+ *                                  END_OFFSET: the same for the end probe;
+ *                                  no offset may be a site of both probes
  *       CAUSALPROF_PP_A_VISIT_NS: NLA_U32, optional, at most
  *                                 CAUSALPROF_MAX_VISIT_NS: what a hit of
  *                                 the (begin) probe costs the thread that
@@ -203,6 +214,7 @@
 #define CAUSALPROF_MAX_EVENTS		8
 #define CAUSALPROF_MAX_STACK		127
 #define CAUSALPROF_MAX_RANGES		16	/* per experiment */
+#define CAUSALPROF_MAX_SITES		64	/* per probe of a progress point */
 
 enum causalprof_cmd {
 	CAUSALPROF_CMD_UNSPEC,
@@ -344,9 +356,20 @@ enum causalprof_pp_attr {
 	CAUSALPROF_PP_A_END_OFFSET,
 	CAUSALPROF_PP_A_VISIT_NS,
 	CAUSALPROF_PP_A_END_VISIT_NS,
+	CAUSALPROF_PP_A_SITES,
+	CAUSALPROF_PP_A_END_SITES,
 	__CAUSALPROF_PP_A_LAST
 };
 #define CAUSALPROF_PP_A_MAX (__CAUSALPROF_PP_A_LAST - 1)
+
+/* Inside CAUSALPROF_PP_A_SITES and CAUSALPROF_PP_A_END_SITES */
+enum causalprof_sites_attr {
+	CAUSALPROF_SITES_A_UNSPEC,
+	CAUSALPROF_SITES_A_PAD,
+	CAUSALPROF_SITES_A_OFFSET,
+	__CAUSALPROF_SITES_A_LAST
+};
+#define CAUSALPROF_SITES_A_MAX (__CAUSALPROF_SITES_A_LAST - 1)
 
 /* The most a visit of a probe may be said to cost (CAUSALPROF_PP_A_VISIT_NS), ns */
 #define CAUSALPROF_MAX_VISIT_NS	10000000
