@@ -8,7 +8,9 @@
 # each Go installed), read in /proc/causalprof/progress before they exit:
 # - C: a function that leaves by ret, rep ret and a tail call (jmp to
 #   another function): its %return point counts exactly its calls, as its
-#   entry point does; a conditional tail call is refused;
+#   entry point does; so does one with a part elsewhere that no symbol
+#   names, some calls coming back from it, some leaving from it; a
+#   conditional tail call is refused;
 # - Go: a recursive function whose goroutines' stacks grow (runtime
 #   morestack, the function restarted, the stack copied): its entry point
 #   (placed after the stack check) and its %return point both count exactly
@@ -98,9 +100,10 @@ test_c_exits()
 {
 	n=3000
 	record "$tmp/st" --progress multi_exit --progress 'multi_exit%return' \
-		-- "$retcount" "$tmp/st" $n 0 0 || return 1
+		--progress 'coldy%return' -- "$retcount" "$tmp/st" $n 0 0 || return 1
 	expect 1 count $n && expect 2 count $n &&
-		expect 2 sites 3	# ret, rep ret, jmp tail_target
+		expect 2 sites 3 &&	# ret, rep ret, jmp tail_target
+		expect 3 count $n && expect 3 sites 2	# its body's ret, its part's
 }
 
 test_c_latency()

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "funcbody.h"
 #include "insn.h"
@@ -74,8 +75,59 @@ static uint64_t target(uint64_t addr, const struct cp_insn *in)
 	return addr + in->len + (uint64_t)in->rel;
 }
 
+/* An instruction of a part of the function no symbol names. */
+struct found {
+	uint64_t addr;
+	struct cp_insn in;
+};
+
+/* Instructions by address. */
+struct found_set {
+	struct found *v;
+	size_t nr, cap;
+};
+
+static bool found_has(const struct found_set *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->v[mid].addr == addr)
+			return true;
+		if (s->v[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Adds one not there yet, in its place: 0 or -ENOMEM. */
+static int found_add(struct found_set *s, uint64_t addr, const struct cp_insn *in)
+{
+	size_t i;
+
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		struct found *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	for (i = s->nr; i && s->v[i - 1].addr > addr; i--)
+		s->v[i] = s->v[i - 1];
+	s->v[i] = (struct found){ addr, *in };
+	s->nr++;
+	return 0;
+}
+
 struct exits {
 	const struct cp_func_code *f;
+	struct found_set adopted;	/* parts without a symbol (FUNC.cold, stripped) */
 	uint64_t *out;
 	size_t max, nr;
 	unsigned int indirect;
@@ -83,27 +135,138 @@ struct exits {
 	size_t errlen;
 };
 
+static bool in_function(const struct exits *x, uint64_t addr)
+{
+	return inside(x->f, addr) || found_has(&x->adopted, addr);
+}
+
+/* "FUNC+0x12", or "0x4567 (FUNC's code without a symbol)". */
+static void where(const struct cp_func_code *f, uint64_t addr, char *buf, size_t size)
+{
+	if (inside(f, addr))
+		snprintf(buf, size, "%s+0x%" PRIx64, f->name, addr - f->part[0].vaddr);
+	else
+		snprintf(buf, size, "0x%" PRIx64 " (%s's code without a symbol)", addr, f->name);
+}
+
+/*
+ * The code a jump out of the function reaches where no function starts:
+ * every instruction from @to on, following jumps, up to a ret, a jump
+ * through a pointer, a function's start or the function itself. If some
+ * way leads back into the function, the code is a part of it that no
+ * symbol names (GCC's FUNC.cold in a file without .symtab): adopted, its
+ * exits are the function's. If none does, it is another function (a tail
+ * call) or a part that only leaves: the jump there is the exit.
+ */
+static int explore(struct exits *x, uint64_t to)
+{
+	const struct cp_func_env *env = x->f->env;
+	struct found_set seen = { 0 };
+	uint64_t *todo, a;
+	const uint8_t *p;
+	size_t n = 0, avail, i;
+	struct cp_insn in;
+	bool back = false;
+	char at[128];
+	int ret = 0;
+
+	todo = malloc((2 * CP_FUNC_EXPLORE_MAX + 2) * sizeof(*todo));
+	if (!todo)
+		return -ENOMEM;
+	todo[n++] = to;
+	while (n && !ret) {
+		a = todo[--n];
+		/* A jump to the entry is a call anew (a tail call), not a way back. */
+		if (a == x->f->part[0].vaddr)
+			continue;
+		if (in_function(x, a)) {
+			back = true;
+			continue;
+		}
+		if (found_has(&seen, a) || env->is_func(env->arg, a))
+			continue;
+		avail = env->code_at(env->arg, a, &p);
+		if (!avail)
+			continue;		/* not code of the file: leaves */
+		if (cp_insn_decode(p, avail, &in)) {
+			where(x->f, a, at, sizeof(at));
+			snprintf(x->err, x->errlen, "%s: cannot decode the instruction at %s,"
+				 " which a jump out of it reaches: refused rather than guessed",
+				 x->f->name, at);
+			ret = -EINVAL;
+			break;
+		}
+		if (seen.nr == CP_FUNC_EXPLORE_MAX) {
+			snprintf(x->err, x->errlen, "%s: a jump out of it at 0x%" PRIx64 " leads to"
+				 " more than %d instructions where no function starts: cannot tell"
+				 " whether they are part of it", x->f->name, to,
+				 CP_FUNC_EXPLORE_MAX);
+			ret = -EINVAL;
+			break;
+		}
+		ret = found_add(&seen, a, &in);
+		/* int3, hlt, ud2: nothing runs after them */
+		if (p[0] == 0xcc || p[0] == 0xf4 || (p[0] == 0x0f && p[1] == 0x0b))
+			continue;
+		switch (in.kind) {
+		case CP_INSN_RET:
+		case CP_INSN_JMP_MEM_RIP:
+		case CP_INSN_JMP_INDIRECT:
+			break;
+		case CP_INSN_JMP:
+			todo[n++] = target(a, &in);
+			break;
+		case CP_INSN_JCC:
+			todo[n++] = target(a, &in);
+			todo[n++] = a + in.len;
+			break;
+		default:
+			todo[n++] = a + in.len;
+		}
+	}
+	for (i = 0; !ret && back && i < seen.nr; i++)
+		ret = found_add(&x->adopted, seen.v[i].addr, &seen.v[i].in);
+	free(seen.v);
+	free(todo);
+	return ret;
+}
+
+/* Phase 1: the parts without a symbol that jumps out of the function reach. */
+static int adopt_of(uint64_t addr, const uint8_t *p, const struct cp_insn *in, void *arg)
+{
+	struct exits *x = arg;
+	const struct cp_func_env *env = x->f->env;
+	uint64_t to = target(addr, in);
+
+	(void)p;
+	if ((in->kind != CP_INSN_JMP && in->kind != CP_INSN_JCC) || in_function(x, to) ||
+	    !env || env->is_func(env->arg, to))
+		return 0;
+	return explore(x, to);
+}
+
+/* Phase 2: whether an instruction of the function (a part or adopted) leaves it. */
 static int exit_of(uint64_t addr, const uint8_t *p, const struct cp_insn *in, void *arg)
 {
 	struct exits *x = arg;
-	bool leaves;
+	char at[128];
 
 	(void)p;
 	switch (in->kind) {
 	case CP_INSN_RET:
 	case CP_INSN_JMP_MEM_RIP:
-		leaves = true;
 		break;
 	case CP_INSN_JMP:
-		leaves = !inside(x->f, target(addr, in));
+		if (in_function(x, target(addr, in)))
+			return 0;
 		break;
 	case CP_INSN_JCC:
-		if (inside(x->f, target(addr, in)))
+		if (in_function(x, target(addr, in)))
 			return 0;
-		snprintf(x->err, x->errlen,
-			 "%s: a conditional jump out of the function at %s+0x%" PRIx64
-			 " (a conditional tail call): %%return cannot count it", x->f->name,
-			 x->f->name, addr - x->f->part[0].vaddr);
+		where(x->f, addr, at, sizeof(at));
+		snprintf(x->err, x->errlen, "%s: a conditional jump out of the function at %s"
+			 " (a conditional tail call, or to a part of it without a symbol that"
+			 " never comes back): %%return cannot count it", x->f->name, at);
 		return -EINVAL;
 	case CP_INSN_JMP_INDIRECT:
 		x->indirect++;
@@ -111,11 +274,9 @@ static int exit_of(uint64_t addr, const uint8_t *p, const struct cp_insn *in, vo
 	default:
 		return 0;
 	}
-	if (leaves) {
-		if (x->nr < x->max)
-			x->out[x->nr] = addr;
-		x->nr++;
-	}
+	if (x->nr < x->max)
+		x->out[x->nr] = addr;
+	x->nr++;
 	return 0;
 }
 
@@ -123,9 +284,15 @@ int cp_func_exits(const struct cp_func_code *f, uint64_t *out, size_t max,
 		  unsigned int *indirect, char *err, size_t errlen)
 {
 	struct exits x = { .f = f, .out = out, .max = max, .err = err, .errlen = errlen };
+	size_t i;
 	int ret;
 
-	ret = walk(f, exit_of, &x, err, errlen);
+	ret = walk(f, adopt_of, &x, err, errlen);
+	if (!ret)
+		ret = walk(f, exit_of, &x, err, errlen);
+	for (i = 0; !ret && i < x.adopted.nr; i++)
+		ret = exit_of(x.adopted.v[i].addr, NULL, &x.adopted.v[i].in, &x);
+	free(x.adopted.v);
 	if (ret)
 		return ret;
 	*indirect = x.indirect;

@@ -23,15 +23,35 @@ struct cp_func_part {
 	uint64_t vaddr, size;
 };
 
+/* Instructions followed from one jump out of a function, at most. */
+#define CP_FUNC_EXPLORE_MAX	4096
+
+/*
+ * The file's code around the function, to follow a jump out of it to where
+ * no function starts (a part without a symbol: GCC's FUNC.cold in a file
+ * without .symtab).
+ */
+struct cp_func_env {
+	/* The bytes from @vaddr to the end of its segment: how many (0: not code). */
+	size_t (*code_at)(void *arg, uint64_t vaddr, const uint8_t **p);
+	/* Whether a function's symbol starts at @vaddr. */
+	bool (*is_func)(void *arg, uint64_t vaddr);
+	void *arg;
+};
+
 struct cp_func_code {
 	const char *name;	/* for messages */
 	struct cp_func_part part[CP_FUNC_MAX_PARTS];
 	size_t nr;		/* part[0] is the function's entry */
+	const struct cp_func_env *env;	/* NULL: a jump out is a tail call */
 };
 
 /*
  * The exits of @f: every ret, and every jmp whose target is outside all its
  * parts (a tail call: jmp rel, or jmp *disp(%rip) through a GOT slot).
+ * With @f->env, a jump to where no function starts is followed: code from
+ * which a way leads back into the function is a part of it (its exits are
+ * the function's), other code is another function (the jump is an exit).
  * Their addresses go to @out (room for @max): how many there are (more
  * than @max when they do not fit), or -errno with the reason in @err:
  * -EINVAL for bytes the decoder does not know (naming the function and the

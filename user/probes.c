@@ -457,13 +457,81 @@ static int func_code(struct res *r, const struct obj *o, const struct funcs *f,
 	return 0;
 }
 
+/* @o's code and where its functions start, for funcbody.c to follow a jump out. */
+struct code_env {
+	Elf *elf;
+	uint64_t *starts;	/* sorted */
+	size_t nr;
+};
+
+static size_t env_code_at(void *arg, uint64_t vaddr, const uint8_t **p)
+{
+	return cp_elf_code(((struct code_env *)arg)->elf, vaddr, p);
+}
+
+static bool env_is_func(void *arg, uint64_t vaddr)
+{
+	const struct code_env *e = arg;
+	size_t lo = 0, hi = e->nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (e->starts[mid] == vaddr)
+			return true;
+		if (e->starts[mid] < vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The function starts of the symbol tables and, in a Go program, of its own table. */
+static int env_init(struct code_env *e, Elf *elf)
+{
+	struct cp_gopcln *t;
+	uint64_t entry, *more;
+	const char *name;
+	char err[1];
+	size_t i, n;
+
+	*e = (struct code_env){ .elf = elf };
+	if (cp_elf_func_starts(elf, &e->starts, &e->nr))
+		return -ENOMEM;
+	if (cp_gopcln_open(elf, &t, err, sizeof(err)))
+		return 0;
+	n = cp_gopcln_count(t);
+	more = realloc(e->starts, (e->nr + n) * sizeof(*more));
+	if (!more) {
+		cp_gopcln_free(t);
+		return -ENOMEM;
+	}
+	e->starts = more;
+	for (i = 0; i < n; i++)
+		if (!cp_gopcln_func(t, i, &entry, &name))
+			e->starts[e->nr++] = entry;
+	cp_gopcln_free(t);
+	qsort(e->starts, e->nr, sizeof(*e->starts), cmp_u64);
+	return 0;
+}
+
 /* FUNC%return: the exits of @fn, as locations. */
 static int add_exits(struct res *r, const struct obj *o, const struct funcs *f,
 		     const struct func *fn)
 {
+	struct cp_func_env env = { env_code_at, env_is_func, NULL };
 	uint64_t at[CP_MAX_SITES + 1], off;
 	struct cp_func_code code;
 	unsigned int indirect;
+	struct code_env ce;
 	char msg[256];
 	size_t first = r->nr;
 	int n, i, ret;
@@ -471,7 +539,14 @@ static int add_exits(struct res *r, const struct obj *o, const struct funcs *f,
 	ret = func_code(r, o, f, fn, &code);
 	if (ret)
 		return ret;
+	if (env_init(&ce, o->elf)) {
+		snprintf(r->err, r->errlen, "%s: %s", r->spec, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	env.arg = &ce;
+	code.env = &env;
 	n = cp_func_exits(&code, at, CP_MAX_SITES + 1, &indirect, msg, sizeof(msg));
+	free(ce.starts);
 	if (n < 0) {
 		snprintf(r->err, r->errlen, "%s: %s", r->spec, msg);
 		return n;

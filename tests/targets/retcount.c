@@ -5,8 +5,8 @@
  *
  *	retcount STATE N K MS
  *
- * Calls multi_exit() N times, rotating through its three ways out, and
- * slow() K times, each sleeping MS ms; then writes "done N K" to the file
+ * Calls multi_exit() and coldy() N times each, rotating through their
+ * ways out, and slow() K times, each sleeping MS ms; then writes "done N K" to the file
  * STATE and exits once STATE is removed (the test reads the module's
  * counters meanwhile).
  *
@@ -14,7 +14,9 @@
  * the compiler: a plain ret, a "rep ret", and a tail call (a jmp to
  * tail_target(), which returns to multi_exit()'s caller), plus a loop whose
  * backward jump stays inside. Its probes must count each call once.
- * cond_tail(), never called, leaves by a conditional jump: refused.
+ * coldy() has a part elsewhere without a symbol, which %return must find
+ * by following the jump there. cond_tail(), never called, leaves by a
+ * conditional jump: refused.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -46,6 +48,33 @@ __asm__(".text\n"
 	"3:	mov $1, %eax\n"
 	"	rep ret\n"
 	".size multi_exit, .-multi_exit\n");
+
+/*
+ * A function with a part elsewhere that no symbol names (as GCC's
+ * FUNC.cold in a stripped file): coldy(0) returns from its body; coldy(1)
+ * goes to the part, which jumps back into the body; coldy(6) leaves from
+ * the part.
+ */
+long coldy(long x);
+
+__asm__(".text\n"
+	".globl coldy\n"
+	".type coldy, @function\n"
+	"coldy:\n"
+	"	test %rdi, %rdi\n"
+	"	jne .Lcoldy_part\n"
+	".Lcoldy_back:\n"
+	"	mov %rdi, %rax\n"
+	"	ret\n"
+	".size coldy, .-coldy\n"
+	".section .text.unlikely, \"ax\", @progbits\n"
+	".Lcoldy_part:\n"
+	"	dec %rdi\n"
+	"	cmp $5, %rdi\n"
+	"	jne .Lcoldy_back\n"
+	"	xor %eax, %eax\n"
+	"	ret\n"
+	".text\n");
 
 /* Never called: a conditional tail call, which %return must refuse. */
 __asm__(".text\n"
@@ -79,7 +108,7 @@ int main(int argc, char **argv)
 	k = atol(argv[3]);
 	ms = atoi(argv[4]);
 	for (i = 0; i < n; i++)
-		sum += multi_exit(i % 3);
+		sum += multi_exit(i % 3) + coldy(i % 3 == 2 ? 6 : i % 3);
 	for (i = 0; i < k; i++)
 		slow(ms);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", argv[1]);
