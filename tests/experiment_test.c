@@ -15,7 +15,9 @@
  * - progress points over netlink (on build/tests/targets/progress): what
  *   each counted during the experiment, in the record, exactly; the
  *   points of an owner that dies go with its session (the file's own byte
- *   is back where the breakpoint was).
+ *   is back where the breakpoint was); a probe of several sites
+ *   (CAUSALPROF_PP_A_SITES) counts a hit at any, and a bad list of sites
+ *   is refused with a message naming what is wrong.
  *
  * Every comparison is between quantities the kernel reports or clocks read
  * in the same run; none depends on how fast the machine is.
