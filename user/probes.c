@@ -381,24 +381,18 @@ static void scan_syms(Elf *elf, GElf_Word type, struct funcs *f)
 static void scan_go(Elf *elf, struct funcs *f)
 {
 	struct cp_gopcln *t;
-	const char *s, *next_name;
-	uint64_t entry, next, off;
+	uint64_t entry, end, off;
+	const char *s;
 	char err[1];
 	size_t i, n;
 
 	if (cp_gopcln_open(elf, &t, err, sizeof(err)))
 		return;
 	n = cp_gopcln_count(t);
-	for (i = 0; i < n; i++) {
-		if (cp_gopcln_func(t, i, &entry, &s) || strcmp(s, f->name) ||
-		    cp_elf_vaddr_to_off(elf, entry, &off))
-			continue;
-		/* The table's functions are in address order: its size, up to the next. */
-		if (i + 1 < n && !cp_gopcln_func(t, i + 1, &next, &next_name) && next > entry)
-			add_func(f, 0, entry, next - entry);
-		else
-			add_func(f, 0, entry, 0);
-	}
+	for (i = 0; i < n; i++)
+		if (!cp_gopcln_func(t, i, &entry, &s) && !strcmp(s, f->name) &&
+		    !cp_elf_vaddr_to_off(elf, entry, &off) && !cp_gopcln_extent(t, i, &entry, &end))
+			add_func(f, 0, entry, end - entry);
 	cp_gopcln_free(t);
 }
 
