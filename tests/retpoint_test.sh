@@ -28,7 +28,7 @@ set -u
 
 targets=$CAUSALPROF_REPO/build/tests/targets
 retcount=$targets/retcount
-. "$CAUSALPROF_REPO/tests/tap.sh"
+. "$CAUSALPROF_REPO/tests/tap.sh"	# its counter is $n: not used here
 
 # record STATE ARGS...: cprof record --causal ARGS in the background until
 # the program writes STATE; then the module's points into $tmp/progress,
@@ -98,12 +98,12 @@ mean_within()
 
 test_c_exits()
 {
-	n=3000
+	calls=3000
 	record "$tmp/st" --progress multi_exit --progress 'multi_exit%return' \
-		--progress 'coldy%return' -- "$retcount" "$tmp/st" $n 0 0 || return 1
-	expect 1 count $n && expect 2 count $n &&
+		--progress 'coldy%return' -- "$retcount" "$tmp/st" $calls 0 0 || return 1
+	expect 1 count $calls && expect 2 count $calls &&
 		expect 2 sites 3 &&	# ret, rep ret, jmp tail_target
-		expect 3 count $n && expect 3 sites 2	# its body's ret, its part's
+		expect 3 count $calls && expect 3 sites 2	# its body's ret, its part's
 }
 
 test_c_latency()
