@@ -30,14 +30,24 @@ static bool inside(const struct cp_func_code *f, uint64_t addr)
 	return false;
 }
 
+/* "FUNC+0x12", or "0x4567 (FUNC's code elsewhere)": a part, or one without a symbol. */
+static void where(const struct cp_func_code *f, uint64_t addr, char *buf, size_t size)
+{
+	if (addr >= f->part[0].vaddr && addr - f->part[0].vaddr < f->part[0].size)
+		snprintf(buf, size, "%s+0x%" PRIx64, f->name, addr - f->part[0].vaddr);
+	else
+		snprintf(buf, size, "0x%" PRIx64 " (%s's code elsewhere)", addr, f->name);
+}
+
 static void undecodable(const struct cp_func_code *f, uint64_t addr, const uint8_t *p,
 			size_t avail, char *err, size_t errlen)
 {
 	size_t i, n = avail < 8 ? avail : 8;
+	char at[128];
 	int len;
 
-	len = snprintf(err, errlen, "%s: cannot decode the instruction at %s+0x%" PRIx64 " (",
-		       f->name, f->name, addr - f->part[0].vaddr);
+	where(f, addr, at, sizeof(at));
+	len = snprintf(err, errlen, "%s: cannot decode the instruction at %s (", f->name, at);
 	for (i = 0; i < n && len > 0 && (size_t)len < errlen; i++)
 		len += snprintf(err + len, errlen - len, "%s%02x", i ? " " : "", p[i]);
 	if (len > 0 && (size_t)len < errlen)
@@ -140,15 +150,6 @@ static bool in_function(const struct exits *x, uint64_t addr)
 	return inside(x->f, addr) || found_has(&x->adopted, addr);
 }
 
-/* "FUNC+0x12", or "0x4567 (FUNC's code without a symbol)". */
-static void where(const struct cp_func_code *f, uint64_t addr, char *buf, size_t size)
-{
-	if (inside(f, addr))
-		snprintf(buf, size, "%s+0x%" PRIx64, f->name, addr - f->part[0].vaddr);
-	else
-		snprintf(buf, size, "0x%" PRIx64 " (%s's code without a symbol)", addr, f->name);
-}
-
 /*
  * The code a jump out of the function reaches where no function starts:
  * every instruction from @to on, following jumps, up to a ret, a jump
@@ -167,7 +168,6 @@ static int explore(struct exits *x, uint64_t to)
 	size_t n = 0, avail, i;
 	struct cp_insn in;
 	bool back = false;
-	char at[128];
 	int ret = 0;
 
 	todo = malloc((2 * CP_FUNC_EXPLORE_MAX + 2) * sizeof(*todo));
@@ -189,10 +189,7 @@ static int explore(struct exits *x, uint64_t to)
 		if (!avail)
 			continue;		/* not code of the file: leaves */
 		if (cp_insn_decode(p, avail, &in)) {
-			where(x->f, a, at, sizeof(at));
-			snprintf(x->err, x->errlen, "%s: cannot decode the instruction at %s,"
-				 " which a jump out of it reaches: refused rather than guessed",
-				 x->f->name, at);
+			undecodable(x->f, a, p, avail, x->err, x->errlen);
 			ret = -EINVAL;
 			break;
 		}
