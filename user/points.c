@@ -135,8 +135,10 @@ static int resolve(const char *spec, const char *exe, struct cp_probe **locs, ch
 	int n;
 
 	*locs = calloc(MAX_SITES, sizeof(**locs));
-	if (!*locs)
+	if (!*locs) {
+		snprintf(err, errlen, "%s: %s", spec, strerror(ENOMEM));
 		return -ENOMEM;
+	}
 	n = cp_probe_resolve(spec, exe, *locs, MAX_SITES, err, errlen);
 	if (n > MAX_SITES && cp_probe_is_return(spec)) {
 		snprintf(err, errlen, "%s: more than %d exits (the module's limit of sites per probe)",
