@@ -538,7 +538,7 @@ TEST(not_found)
  */
 TEST(func_return)
 {
-	static const char *const specs[] = { "probe_work%return", "probelib:probelib_work%return",
+	static const char *const specs[] = { "probe_work%return", "libprobelib:probelib_work%return",
 					     "libc:malloc%return" };
 	struct cp_probe entry, locs[MAX_LOCS];
 	char exe[PATH_MAX], err[ERRLEN], func[64];
