@@ -92,6 +92,12 @@ int cp_elf_vaddr_to_off(Elf *elf, uint64_t vaddr, uint64_t *off)
 	return 0;
 }
 
+bool cp_elf_sym_is_func(const GElf_Sym *sym)
+{
+	return sym->st_shndx != SHN_UNDEF && (GELF_ST_TYPE(sym->st_info) == STT_FUNC ||
+					      GELF_ST_TYPE(sym->st_info) == STT_GNU_IFUNC);
+}
+
 size_t cp_elf_code(Elf *elf, uint64_t vaddr, const uint8_t **p)
 {
 	struct cp_elf_seg segs[MAX_SEGS];
@@ -134,9 +140,7 @@ int cp_elf_func_starts(Elf *elf, uint64_t **out, size_t *nr)
 		data = elf_getdata(scn, NULL);
 		n = sh->sh_size / sh->sh_entsize;
 		for (i = 1; data && i < n; i++) {
-			if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
-			     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
+			if (!gelf_getsym(data, i, &sym) || !cp_elf_sym_is_func(&sym))
 				continue;
 			if (*nr == cap) {
 				cap = cap ? 2 * cap : 1024;

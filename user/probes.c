@@ -349,9 +349,7 @@ static void scan_syms(Elf *elf, GElf_Word type, struct funcs *f)
 		ver = versyms(elf, scn);
 		n = sh->sh_size / sh->sh_entsize;
 		for (i = 1; data && i < n; i++) {
-			if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
-			     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
+			if (!gelf_getsym(data, i, &sym) || !cp_elf_sym_is_func(&sym))
 				continue;
 			s = elf_strptr(elf, sh->sh_link, sym.st_name);
 			if (!s || strncmp(s, f->name, f->len))
