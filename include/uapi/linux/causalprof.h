@@ -167,13 +167,16 @@
  *       CAUSALPROF_PP_A_END_OFFSET: NLA_U64, latency points only (required
  *                                   there): the end probe
  *       CAUSALPROF_PP_A_SITES: NLA_NESTED, optional: more sites of the
- *                              (begin) probe, where a hit is a hit of the
- *                              same probe (the exits of a function:
- *                              cprof's FUNC%return), each a
- *         CAUSALPROF_SITES_A_OFFSET: NLA_U64, checked as OFFSET is
- *                              OFFSET and these make at most
- *                              CAUSALPROF_MAX_SITES sites; an empty nest,
- *                              more sites, or two equal offsets: -EINVAL
+ *                              (begin) probe, one uprobe each, any hit of
+ *                              which is a hit of the probe (a function's
+ *                              exits: cprof's FUNC%return), of
+ *         CAUSALPROF_SITES_A_OFFSET: NLA_U64, one site each, checked as
+ *                                    OFFSET is
+ *                              With OFFSET, at most CAUSALPROF_MAX_SITES
+ *                              sites; an empty nest, more sites, or an
+ *                              offset twice: -EINVAL. A site uprobes
+ *                              refuses fails the point (its other sites
+ *                              removed first).
  *       CAUSALPROF_PP_A_END_SITES: NLA_NESTED, latency points only, with
  *                                  END_OFFSET: the same for the end probe;
  *                                  no offset may be a site of both probes
