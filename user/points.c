@@ -357,6 +357,29 @@ static void write_progress(struct cp_point *pt, struct cp_rec_writer *w)
 	pt->written = true;
 }
 
+/*
+ * What a visit of a probe costs: its sites' kind (a ret is stepped, a
+ * jmp emulated), the one most of them have (the middle cost) when they
+ * differ; the module takes one cost per probe.
+ */
+static uint32_t probe_cost(const struct cp_visit_cost *vc, const char *path,
+			   const uint64_t *off, unsigned int nr)
+{
+	uint32_t cost[CP_MAX_SITES], lo = UINT32_MAX, hi = 0;
+	unsigned int i, at_hi = 0;
+
+	for (i = 0; i < nr && i < CP_MAX_SITES; i++) {
+		cost[i] = cp_visit_cost_of(vc, path, off[i]);
+		lo = cost[i] < lo ? cost[i] : lo;
+		hi = cost[i] > hi ? cost[i] : hi;
+	}
+	if (!i)
+		return 0;
+	for (nr = i, i = 0; i < nr; i++)
+		at_hi += cost[i] == hi;
+	return 2 * at_hi >= nr ? hi : lo;
+}
+
 int cp_points_register(struct cp_points *p, struct cp_nl *nl, struct cp_rec_writer *w,
 		       const struct cp_visit_cost *vc)
 {
@@ -369,12 +392,10 @@ int cp_points_register(struct cp_points *p, struct cp_nl *nl, struct cp_rec_writ
 
 		if (pt->source != CP_PP_UPROBE)
 			continue;
-		/* A probe's sites are alike (a function's exits): the first one's cost. */
 		ret = cp_nl_progress_add_sites(nl, pt->id, pt->kind, pt->path, pt->offsets,
 					       pt->nr_offsets, pt->end_offsets, pt->nr_end,
-					       cp_visit_cost_of(vc, pt->path, pt->offsets[0]),
-					       pt->nr_end ?
-					       cp_visit_cost_of(vc, pt->path, pt->end_offsets[0]) : 0);
+					       probe_cost(vc, pt->path, pt->offsets, pt->nr_offsets),
+					       probe_cost(vc, pt->path, pt->end_offsets, pt->nr_end));
 		if (ret) {
 			snprintf(what, sizeof(what), "cannot place progress point %s (%s+0x%llx%s)",
 				 pt->spec, pt->path, (unsigned long long)pt->offsets[0],
