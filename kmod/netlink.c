@@ -9,6 +9,7 @@
 #include "compat.h"
 #include "events.h"
 #include "netlink.h"
+#include "progress.h"
 #include "request.h"
 #include "session.h"
 #include "stats.h"
@@ -69,6 +70,10 @@ static struct netlink_range_validation visit_range = {
 	.max = CAUSALPROF_MAX_VISIT_NS,
 };
 
+static const struct nla_policy sites_policy[CAUSALPROF_SITES_A_MAX + 1] = {
+	[CAUSALPROF_SITES_A_OFFSET]	= { .type = NLA_U64 },
+};
+
 static const struct nla_policy pp_add_policy[CAUSALPROF_PP_A_MAX + 1] = {
 	[CAUSALPROF_PP_A_ID]		= { .type = NLA_U32 },
 	[CAUSALPROF_PP_A_KIND]		= { .type = NLA_U32 },
@@ -77,6 +82,8 @@ static const struct nla_policy pp_add_policy[CAUSALPROF_PP_A_MAX + 1] = {
 	[CAUSALPROF_PP_A_END_OFFSET]	= { .type = NLA_U64 },
 	[CAUSALPROF_PP_A_VISIT_NS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &visit_range),
 	[CAUSALPROF_PP_A_END_VISIT_NS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &visit_range),
+	[CAUSALPROF_PP_A_SITES]		= NLA_POLICY_NESTED(sites_policy),
+	[CAUSALPROF_PP_A_END_SITES]	= NLA_POLICY_NESTED(sites_policy),
 };
 
 static const struct nla_policy progress_add_policy[CAUSALPROF_A_MAX + 1] = {
@@ -511,11 +518,54 @@ static int parse_progress(struct genl_info *info,
 				policy, info->extack);
 }
 
+/*
+ * A probe's sites: the offset first, then those of the nest more (NULL:
+ * none), in *off, which the caller frees. No first: no sites (a throughput
+ * point's end).
+ */
+static int parse_sites(const struct nlattr *first, const struct nlattr *more,
+		       struct cp_sites *s, u64 **off, struct netlink_ext_ack *extack)
+{
+	const struct nlattr *attr;
+	unsigned int n = 1;
+	int rem;
+
+	*off = NULL;
+	*s = (struct cp_sites){};
+	if (!first)
+		return 0;
+	if (more) {
+		nla_for_each_nested(attr, more, rem)
+			n++;
+		if (n == 1) {
+			NL_SET_ERR_MSG_ATTR(extack, more, "an empty nest of sites");
+			return -EINVAL;
+		}
+		if (n > CAUSALPROF_MAX_SITES) {
+			NL_SET_ERR_MSG_ATTR(extack, more,
+					    "more than 64 sites for a probe (CAUSALPROF_MAX_SITES)");
+			return -EINVAL;
+		}
+	}
+	*off = kmalloc_array(n, sizeof(**off), GFP_KERNEL);
+	if (!*off)
+		return -ENOMEM;
+	(*off)[0] = nla_get_u64(first);
+	s->off = *off;
+	s->nr = 1;
+	if (more)
+		nla_for_each_nested(attr, more, rem)
+			(*off)[s->nr++] = nla_get_u64(attr);
+	return 0;
+}
+
 static int add_progress(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1], *nest, *end, *visit, *end_visit;
+	struct nlattr *tb[CAUSALPROF_PP_A_MAX + 1], *nest, *end, *visit, *end_visit, *end_sites;
 	struct netlink_ext_ack *extack = info->extack;
 	const struct cp_owner who = sender(skb, info);
+	u64 *begin_off = NULL, *end_off = NULL;
+	struct cp_sites begin, ends;
 	struct cp_progress_attrs at;
 	u32 kind;
 	int ret;
@@ -545,12 +595,27 @@ static int add_progress(struct sk_buff *skb, struct genl_info *info)
 	ret = cp_request_progress(kind, end, end_visit, &at, extack);
 	if (ret)
 		return ret;
-	return cp_session_progress_add(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), kind,
-				       nla_data(tb[CAUSALPROF_PP_A_PATH]),
-				       nla_get_u64(tb[CAUSALPROF_PP_A_OFFSET]),
-				       end ? nla_get_u64(end) : 0,
-				       visit ? nla_get_u32(visit) : 0,
-				       end_visit ? nla_get_u32(end_visit) : 0, extack);
+	end_sites = tb[CAUSALPROF_PP_A_END_SITES];
+	if (end_sites && !end) {
+		NL_SET_ERR_MSG_ATTR(extack, end_sites,
+				    "CAUSALPROF_PP_A_END_SITES is for latency points, with CAUSALPROF_PP_A_END_OFFSET");
+		return -EINVAL;
+	}
+	ret = parse_sites(tb[CAUSALPROF_PP_A_OFFSET], tb[CAUSALPROF_PP_A_SITES], &begin,
+			  &begin_off, extack);
+	if (ret)
+		return ret;
+	ret = parse_sites(end, end_sites, &ends, &end_off, extack);
+	if (ret)
+		goto out_free;
+	ret = cp_session_progress_add(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), kind,
+				      nla_data(tb[CAUSALPROF_PP_A_PATH]), &begin, &ends,
+				      visit ? nla_get_u32(visit) : 0,
+				      end_visit ? nla_get_u32(end_visit) : 0, extack);
+out_free:
+	kfree(end_off);
+	kfree(begin_off);
+	return ret;
 }
 
 static int del_progress(struct sk_buff *skb, struct genl_info *info)

@@ -503,6 +503,7 @@ static int parse_progress_key(struct progress_args *pa, char *tok)
 }
 
 /*
+ * One site per probe here (netlink's CAUSALPROF_PP_A_SITES has no text form):
  * "add id=N kind=throughput path=/FILE offset=OFF [visit_ns=NS]",
  * "add id=N kind=latency path=/FILE offset=OFF end=OFF [visit_ns=NS]
  * [end_visit_ns=NS]" or "del id=N",
@@ -512,6 +513,7 @@ static int control_progress(struct file *file, char *args, struct netlink_ext_ac
 {
 	static const struct cp_progress_attrs no_attrs;
 	struct progress_args pa = {};
+	struct cp_sites begin, end;
 	char *verb = next_token(&args), *tok;
 	int ret;
 
@@ -546,7 +548,9 @@ static int control_progress(struct file *file, char *args, struct netlink_ext_ac
 	ret = cp_request_progress(pa.kind, pa.end_set, pa.end_visit_set, &no_attrs, extack);
 	if (ret)
 		return ret;
-	return cp_session_progress_add(NULL, pa.id, pa.kind, pa.path, pa.offset, pa.end,
+	begin = (struct cp_sites){ &pa.offset, 1 };
+	end = (struct cp_sites){ &pa.end, pa.end_set };
+	return cp_session_progress_add(NULL, pa.id, pa.kind, pa.path, &begin, &end,
 				       pa.visit, pa.end_visit, extack);
 }
 

@@ -7,6 +7,14 @@
  * then moves it, so that area / ends is the mean latency (Little's law) up
  * to the instant of any snapshot.
  *
+ * A probe (a throughput point's, a latency point's begin or end) may sit at
+ * several sites of the file, up to CAUSALPROF_MAX_SITES: one uprobe each,
+ * any of which is a hit of the probe. That is how a function's return is
+ * counted without a uretprobe (which rewrites the return address on the
+ * stack, and Go's stack copying does not survive that): cprof probes every
+ * instruction by which the function leaves. The point's sites are one
+ * array, the begin probe's first.
+ *
  * Handlers run in task context, from uprobe_notify_resume() on the way
  * back to user mode after the breakpoint. Once a point's consumers are
  * unregistered and cp_uprobe_unregister_sync() has returned, no handler of
@@ -97,6 +105,7 @@ struct cp_probe {
 	struct cp_point *pt;
 	u64 offset;
 	u32 visit_ns;			/* what a hit costs its thread (the trap) */
+	bool end;			/* a site of a latency point's end */
 	bool registered;
 };
 
@@ -106,7 +115,8 @@ struct cp_point {
 	char *name;			/* the path as given */
 	struct path path;		/* held while the probes are registered */
 	struct inode *inode;		/* the real inode (below an overlay) */
-	struct cp_probe begin, end;	/* end: latency points only */
+	struct cp_probe *sites;		/* nr_begin of the begin probe, then the end's */
+	unsigned int nr_begin, nr_sites;
 	struct cp_caller adder;		/* who added it, judging its targets */
 	atomic_t denied;		/* the last process told it is denied */
 
@@ -293,7 +303,7 @@ static int latency_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 
 	raw_spin_lock_irqsave(&pt->lock, flags);
 	integrate(pt, ktime_get_ns());
-	if (p == &pt->begin) {
+	if (!p->end) {
 		pt->inflight++;
 		pt->begins++;
 	} else if (pt->inflight) {
@@ -338,16 +348,15 @@ static int offset_check(struct cp_point *pt, u64 offset, struct netlink_ext_ack 
 	return 0;
 }
 
-static int probe_register(struct cp_point *pt, struct cp_probe *p, u64 offset,
+static int probe_register(struct cp_point *pt, struct cp_probe *p,
 			  struct netlink_ext_ack *extack)
 {
 	int ret;
 
 	p->pt = pt;
-	p->offset = offset;
 	p->uc.handler = pt->kind == CAUSALPROF_PP_LATENCY ? latency_handler : throughput_handler;
 	p->uc.filter = probe_filter;
-	ret = cp_uprobe_register(&p->up, pt->inode, offset, &p->uc);
+	ret = cp_uprobe_register(&p->up, pt->inode, p->offset, &p->uc);
 	if (ret) {
 		/*
 		 * uprobes' analysis of the instruction there: none decoded
@@ -372,8 +381,10 @@ static void probe_unregister(struct cp_probe *p)
 /* The probes first, then a sync, then point_free(). */
 static void point_unregister(struct cp_point *pt)
 {
-	probe_unregister(&pt->end);
-	probe_unregister(&pt->begin);
+	unsigned int i = pt->nr_sites;
+
+	while (i--)
+		probe_unregister(&pt->sites[i]);
 }
 
 /* Once no handler of pt runs any more. */
@@ -382,13 +393,45 @@ static void point_free(struct cp_point *pt)
 	if (pt->inode)
 		path_put(&pt->path);
 	cp_caller_put(&pt->adder);
+	kfree(pt->sites);
 	kfree(pt->name);
 	kfree(pt);
 }
 
-static int args_check(u32 kind, const char *name, u64 offset, u64 end_offset,
-		      struct netlink_ext_ack *extack)
+/* Whether a probe's sites are 1 to CAUSALPROF_MAX_SITES offsets, none twice. */
+static int sites_check(const struct cp_sites *s, const struct cp_sites *other,
+		       struct netlink_ext_ack *extack)
 {
+	unsigned int i, j;
+
+	BUILD_BUG_ON(CAUSALPROF_MAX_SITES != 64);
+	if (s->nr > CAUSALPROF_MAX_SITES) {
+		NL_SET_ERR_MSG(extack, "more than 64 sites for a probe (CAUSALPROF_MAX_SITES)");
+		return -EINVAL;
+	}
+	for (i = 0; i < s->nr; i++) {
+		for (j = i + 1; j < s->nr; j++) {
+			if (s->off[i] == s->off[j]) {
+				NL_SET_ERR_MSG(extack, "two sites of a probe at the same offset");
+				return -EINVAL;
+			}
+		}
+		for (j = 0; j < other->nr; j++) {
+			if (s->off[i] == other->off[j]) {
+				NL_SET_ERR_MSG(extack, "a latency point's begin and end must differ");
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+static int args_check(u32 kind, const char *name, const struct cp_sites *begin,
+		      const struct cp_sites *end, struct netlink_ext_ack *extack)
+{
+	static const struct cp_sites none;
+	int ret;
+
 	if (kind >= ARRAY_SIZE(kind_names)) {
 		NL_SET_ERR_MSG(extack, "unknown progress point kind");
 		return -EINVAL;
@@ -401,19 +444,20 @@ static int args_check(u32 kind, const char *name, u64 offset, u64 end_offset,
 		NL_SET_ERR_MSG(extack, "path too long");
 		return -ENAMETOOLONG;
 	}
-	if (kind == CAUSALPROF_PP_THROUGHPUT && end_offset) {
+	if (!begin->nr) {
+		NL_SET_ERR_MSG(extack, "a progress point needs an offset");
+		return -EINVAL;
+	}
+	if (kind == CAUSALPROF_PP_THROUGHPUT && end->nr) {
 		NL_SET_ERR_MSG(extack, "a throughput point has no end");
 		return -EINVAL;
 	}
-	if (kind == CAUSALPROF_PP_LATENCY && !end_offset) {
+	if (kind == CAUSALPROF_PP_LATENCY && !end->nr) {
 		NL_SET_ERR_MSG(extack, "a latency point needs an end offset");
 		return -EINVAL;
 	}
-	if (kind == CAUSALPROF_PP_LATENCY && end_offset == offset) {
-		NL_SET_ERR_MSG(extack, "a latency point's begin and end must differ");
-		return -EINVAL;
-	}
-	return 0;
+	ret = sites_check(begin, end, extack);
+	return ret ?: sites_check(end, &none, extack);
 }
 
 /*
@@ -424,13 +468,14 @@ static int args_check(u32 kind, const char *name, u64 offset, u64 end_offset,
  * drops it.
  */
 struct cp_point *cp_progress_open(const struct cp_owner *who, u32 id, u32 kind,
-				  const char *name, u64 offset, u64 end_offset,
-				  struct netlink_ext_ack *extack)
+				  const char *name, const struct cp_sites *begin,
+				  const struct cp_sites *end, struct netlink_ext_ack *extack)
 {
 	struct cp_point *pt;
+	unsigned int i;
 	int ret;
 
-	ret = args_check(kind, name, offset, end_offset, extack);
+	ret = args_check(kind, name, begin, end, extack);
 	if (ret)
 		return ERR_PTR(ret);
 	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
@@ -440,12 +485,17 @@ struct cp_point *cp_progress_open(const struct cp_owner *who, u32 id, u32 kind,
 	pt->kind = kind;
 	cp_caller_get(&pt->adder, who);
 	raw_spin_lock_init(&pt->lock);
-	pt->begin.offset = offset;
-	pt->end.offset = end_offset;
 	pt->name = kstrdup(name, GFP_KERNEL);
-	if (!pt->name) {
+	pt->nr_begin = begin->nr;
+	pt->nr_sites = begin->nr + end->nr;
+	pt->sites = kcalloc(pt->nr_sites, sizeof(*pt->sites), GFP_KERNEL);
+	if (!pt->name || !pt->sites) {
 		ret = -ENOMEM;
 		goto err_free;
+	}
+	for (i = 0; i < pt->nr_sites; i++) {
+		pt->sites[i].end = i >= begin->nr;
+		pt->sites[i].offset = i < begin->nr ? begin->off[i] : end->off[i - begin->nr];
 	}
 
 	/* The file named, not where a link somebody may change points. */
@@ -472,11 +522,11 @@ struct cp_point *cp_progress_open(const struct cp_owner *who, u32 id, u32 kind,
 		goto err_free;
 	}
 
-	ret = offset_check(pt, offset, extack);
-	if (!ret && kind == CAUSALPROF_PP_LATENCY)
-		ret = offset_check(pt, end_offset, extack);
-	if (ret)
-		goto err_free;
+	for (i = 0; i < pt->nr_sites; i++) {
+		ret = offset_check(pt, pt->sites[i].offset, extack);
+		if (ret)
+			goto err_free;
+	}
 	return pt;
 
 err_free:
@@ -486,8 +536,10 @@ err_free:
 
 void cp_progress_set_visit(struct cp_point *pt, u32 visit_ns, u32 end_visit_ns)
 {
-	pt->begin.visit_ns = visit_ns;
-	pt->end.visit_ns = end_visit_ns;
+	unsigned int i;
+
+	for (i = 0; i < pt->nr_sites; i++)
+		pt->sites[i].visit_ns = pt->sites[i].end ? end_visit_ns : visit_ns;
 }
 
 /* A point cp_progress_add() did not take. */
@@ -499,17 +551,14 @@ void cp_progress_put(struct cp_point *pt)
 /* Registers pt's probes; their handlers may run from here on. */
 static int point_register(struct cp_point *pt, struct netlink_ext_ack *extack)
 {
-	int ret;
+	unsigned int i;
+	int ret = 0;
 
-	ret = probe_register(pt, &pt->begin, pt->begin.offset, extack);
-	if (ret)
-		return ret;
-	if (pt->kind == CAUSALPROF_PP_LATENCY) {
-		ret = probe_register(pt, &pt->end, pt->end.offset, extack);
-		if (ret) {
-			point_unregister(pt);
-			cp_uprobe_unregister_sync();
-		}
+	for (i = 0; i < pt->nr_sites && !ret; i++)
+		ret = probe_register(pt, &pt->sites[i], extack);
+	if (ret) {
+		point_unregister(pt);
+		cp_uprobe_unregister_sync();
 	}
 	return ret;
 }
@@ -683,10 +732,14 @@ void cp_progress_show(struct seq_file *m, bool privileged)
 		point_snap(pt, &s, &stray);
 		seq_printf(m, "id=%u kind=%s", s.id, kind_names[s.kind]);
 		if (privileged)
-			seq_printf(m, " offset=0x%llx", pt->begin.offset);
+			seq_printf(m, " offset=0x%llx", pt->sites[0].offset);
+		if (privileged && pt->nr_begin > 1)
+			seq_printf(m, " sites=%u", pt->nr_begin);
 		if (s.kind == CAUSALPROF_PP_LATENCY) {
 			if (privileged)
-				seq_printf(m, " end=0x%llx", pt->end.offset);
+				seq_printf(m, " end=0x%llx", pt->sites[pt->nr_begin].offset);
+			if (privileged && pt->nr_sites - pt->nr_begin > 1)
+				seq_printf(m, " end_sites=%u", pt->nr_sites - pt->nr_begin);
 			seq_printf(m, " begins=%llu ends=%llu", s.count, s.ends);
 			seq_printf(m, " inflight=%llu area_ns=%llu stray_ends=%llu", s.inflight,
 				   s.area_ns, stray);

@@ -29,18 +29,25 @@ struct seq_file;
  *
  * who asked (NULL through /proc: current); the point keeps its credentials,
  * by which every process it reaches is judged (see progress.c). path is
- * absolute; end_offset is 0 for a throughput point and the end probe's
- * offset for a latency point. Errors: -EACCES (or what inode_permission()
+ * absolute; begin holds the sites of the (begin) probe, end those of a
+ * latency point's end probe (none for a throughput point), each 1 to
+ * CAUSALPROF_MAX_SITES offsets, no offset twice. Errors: -EACCES (or what inode_permission()
  * says) for a file the caller may not read, -EINVAL for bad arguments
  * (kind, relative path, a symbolic link in it, not a regular ELF file,
  * offset past the end or outside the executable segments, no instruction
- * uprobes can step there, end given or missing), -ENOENT for a missing
+ * uprobes can step there, end given or missing, too many sites or the same
+ * twice), -ENOENT for a missing
  * file, -EEXIST for an id in use, -ENOSPC beyond CP_MAX_PROGRESS points;
  * del: -ENOENT.
  */
+struct cp_sites {
+	const u64 *off;
+	unsigned int nr;
+};
+
 struct cp_point *cp_progress_open(const struct cp_owner *who, u32 id, u32 kind,
-				  const char *path, u64 offset, u64 end_offset,
-				  struct netlink_ext_ack *extack);
+				  const char *path, const struct cp_sites *begin,
+				  const struct cp_sites *end, struct netlink_ext_ack *extack);
 void cp_progress_put(struct cp_point *pt);
 /* Before cp_progress_add(): what a hit of each probe costs its thread. */
 void cp_progress_set_visit(struct cp_point *pt, u32 visit_ns, u32 end_visit_ns);

@@ -580,8 +580,8 @@ int cp_session_experiment_show(struct seq_file *m, bool privileged, struct pid_n
  * while an add is under way.
  */
 int cp_session_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
-			    u64 offset, u64 end_offset, u32 visit_ns, u32 end_visit_ns,
-			    struct netlink_ext_ack *extack)
+			    const struct cp_sites *begin, const struct cp_sites *end,
+			    u32 visit_ns, u32 end_visit_ns, struct netlink_ext_ack *extack)
 {
 	struct cp_point *pt;
 	u64 session;
@@ -598,7 +598,7 @@ int cp_session_progress_add(const struct cp_owner *who, u32 id, u32 kind, const 
 		NL_SET_ERR_MSG(extack, "the module is being unloaded");
 		return -ENODEV;
 	}
-	pt = cp_progress_open(who, id, kind, path, offset, end_offset, extack);
+	pt = cp_progress_open(who, id, kind, path, begin, end, extack);
 	if (IS_ERR(pt)) {
 		ret = PTR_ERR(pt);
 		goto out_put;

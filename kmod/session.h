@@ -16,6 +16,7 @@ struct netlink_ext_ack;
 struct pid_namespace;
 struct seq_file;
 struct cp_range;
+struct cp_sites;
 
 /* A copy of the session's state, pids in the caller's pid namespace. */
 struct cp_status {
@@ -39,8 +40,8 @@ int cp_session_experiment_start(const struct cp_owner *who, u32 speedup,
 int cp_session_experiment_stop(const struct cp_owner *who, struct netlink_ext_ack *extack);
 int cp_session_experiment_show(struct seq_file *m, bool privileged, struct pid_namespace *ns);
 int cp_session_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
-			    u64 offset, u64 end_offset, u32 visit_ns, u32 end_visit_ns,
-			    struct netlink_ext_ack *extack);
+			    const struct cp_sites *begin, const struct cp_sites *end,
+			    u32 visit_ns, u32 end_visit_ns, struct netlink_ext_ack *extack);
 int cp_session_progress_del(const struct cp_owner *who, u32 id,
 			    struct netlink_ext_ack *extack);
 const char *cp_state_name(enum causalprof_state state);

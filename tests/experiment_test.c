@@ -15,7 +15,9 @@
  * - progress points over netlink (on build/tests/targets/progress): what
  *   each counted during the experiment, in the record, exactly; the
  *   points of an owner that dies go with its session (the file's own byte
- *   is back where the breakpoint was).
+ *   is back where the breakpoint was); a probe of several sites
+ *   (CAUSALPROF_PP_A_SITES) counts a hit at any, and a bad list of sites
+ *   is refused with a message naming what is wrong.
  *
  * Every comparison is between quantities the kernel reports or clocks read
  * in the same run; none depends on how fast the machine is.
@@ -1208,6 +1210,128 @@ TEST_F(exp, progress_requests)
 	EXPECT_EQ(0, cp_control("stop"));
 	cp_prog_kill(&p);
 	self->target = p.t;
+}
+
+/* KEY=VALUE of point id's line of /proc/causalprof/progress. */
+static int progress_u64(uint32_t id, const char *key, uint64_t *val)
+{
+	char text[4096], pat[64], *line, *eol, *p;
+	int ret;
+
+	ret = cp_read_str(CP_PROC_DIR "/progress", text, sizeof(text));
+	if (ret < 0)
+		return ret;
+	snprintf(pat, sizeof(pat), "id=%u ", id);
+	for (line = text; strncmp(line, pat, strlen(pat)); line++) {
+		line = strchr(line, '\n');
+		if (!line)
+			return -ENOENT;
+	}
+	eol = strchrnul(line, '\n');
+	*eol = '\0';
+	snprintf(pat, sizeof(pat), " %s=", key);
+	p = strstr(line, pat);
+	if (!p)
+		return -ENOENT;
+	*val = strtoull(p + strlen(pat), NULL, 10);
+	return 0;
+}
+
+/*
+ * A probe of several sites (CAUSALPROF_PP_A_SITES: how cprof counts a
+ * function's returns): a hit at any site is a hit of the point, every site
+ * has its breakpoint until the point goes; what a bad list of sites gets.
+ */
+TEST_F(exp, progress_sites)
+{
+	char attrs[512] __attribute__((aligned(4)));
+	uint64_t many[CAUSALPROF_MAX_SITES + 1], sites[3], ends[2], val;
+	uint32_t id = 2, kind = CAUSALPROF_PP_THROUGHPUT;
+	size_t len, nest, inner;
+	struct cp_prog p;
+	unsigned int i;
+
+	memset(&p, 0, sizeof(p));
+	ASSERT_EQ(0, cp_prog_spawn(&p));
+	self->target = p.t;
+	ASSERT_EQ(0, session_start(&self->nl, p.pid));
+
+	sites[0] = p.off_tp;
+	sites[1] = p.off_begin;
+	sites[2] = p.off_end;
+	ASSERT_EQ(0, cp_nl_progress_add_sites(&self->nl, 1, CAUSALPROF_PP_THROUGHPUT, p.path,
+					      sites, 3, NULL, 0)) TH_LOG("%s", self->nl.extack);
+	EXPECT_EQ(INT3, cp_mem_byte(p.pid, p.tp));
+	EXPECT_EQ(INT3, cp_mem_byte(p.pid, p.begin));
+	EXPECT_EQ(INT3, cp_mem_byte(p.pid, p.end));
+	ASSERT_EQ(0, cp_prog_call(&p, 100, 1));
+	ASSERT_EQ(0, cp_prog_cmd(&p, "lat 1 3 1", NULL, 0));
+	ASSERT_EQ(0, progress_u64(1, "count", &val));
+	EXPECT_EQ(106ULL, val);
+	ASSERT_EQ(0, progress_u64(1, "sites", &val));
+	EXPECT_EQ(3ULL, val);
+
+	/* a latency point, its end at two sites */
+	ends[0] = p.off_end;
+	ends[1] = p.off_tp;
+	ASSERT_EQ(0, cp_nl_progress_add_sites(&self->nl, 3, CAUSALPROF_PP_LATENCY, p.path,
+					      &p.off_begin, 1, ends, 2))
+		TH_LOG("%s", self->nl.extack);
+	ASSERT_EQ(0, cp_prog_cmd(&p, "lat 1 4 1", NULL, 0));
+	ASSERT_EQ(0, cp_prog_call(&p, 10, 1));
+	ASSERT_EQ(0, progress_u64(3, "ends", &val));
+	EXPECT_EQ(4ULL, val);
+	ASSERT_EQ(0, progress_u64(3, "stray_ends", &val));
+	EXPECT_EQ(10ULL, val);
+	ASSERT_EQ(0, progress_u64(3, "end_sites", &val));
+	EXPECT_EQ(2ULL, val);
+	EXPECT_EQ(0, cp_nl_progress_del(&self->nl, 3)) TH_LOG("%s", self->nl.extack);
+
+	/* bad lists */
+	sites[1] = p.off_tp;
+	EXPECT_BAD(-EINVAL, "same offset", cp_nl_progress_add_sites(&self->nl, 2,
+			CAUSALPROF_PP_THROUGHPUT, p.path, sites, 2, NULL, 0));
+	for (i = 0; i < CAUSALPROF_MAX_SITES + 1; i++)
+		many[i] = p.off_tp + i;
+	EXPECT_BAD(-EINVAL, "more than 64", cp_nl_progress_add_sites(&self->nl, 2,
+			CAUSALPROF_PP_THROUGHPUT, p.path, many, CAUSALPROF_MAX_SITES + 1, NULL, 0));
+	ends[0] = p.off_end;
+	ends[1] = p.off_begin;
+	EXPECT_BAD(-EINVAL, "must differ", cp_nl_progress_add_sites(&self->nl, 2,
+			CAUSALPROF_PP_LATENCY, p.path, &p.off_begin, 1, ends, 2));
+	sites[1] = 1ULL << 40;
+	EXPECT_BAD(-EINVAL, "beyond the end", cp_nl_progress_add_sites(&self->nl, 2,
+			CAUSALPROF_PP_THROUGHPUT, p.path, sites, 2, NULL, 0));
+	/* an empty nest; one with another attribute; END_SITES without an end */
+	for (i = 0; i < 3; i++) {
+		static const char *const what[] = { "empty", "ttribute", "END_SITES" };
+
+		len = cp_nla_nest_start(attrs, 0, CAUSALPROF_A_PROGRESS, &nest);
+		len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_ID, &id, sizeof(id));
+		len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_KIND, &kind, sizeof(kind));
+		len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_PATH, p.path, strlen(p.path) + 1);
+		len = cp_nla_put(attrs, len, CAUSALPROF_PP_A_OFFSET, &p.off_tp, sizeof(p.off_tp));
+		len = cp_nla_nest_start(attrs, len, i == 2 ? CAUSALPROF_PP_A_END_SITES :
+					CAUSALPROF_PP_A_SITES, &inner);
+		if (i == 1)
+			len = cp_nla_put(attrs, len, CAUSALPROF_SITES_A_OFFSET + 1, &p.off_begin,
+					 sizeof(p.off_begin));
+		if (i == 2)
+			len = cp_nla_put(attrs, len, CAUSALPROF_SITES_A_OFFSET, &p.off_begin,
+					 sizeof(p.off_begin));
+		cp_nla_nest_end(attrs, inner, len);
+		cp_nla_nest_end(attrs, nest, len);
+		EXPECT_BAD(-EINVAL, what[i], cp_nl_request(&self->nl, CAUSALPROF_CMD_PROGRESS_ADD,
+							   attrs, len, NULL, 0));
+	}
+	EXPECT_EQ(INT3, cp_mem_byte(p.pid, p.begin));
+
+	/* del: every site's own byte back */
+	EXPECT_EQ(0, cp_nl_progress_del(&self->nl, 1)) TH_LOG("%s", self->nl.extack);
+	EXPECT_EQ(cp_byte_at(p.path, p.off_tp), cp_mem_byte(p.pid, p.tp));
+	EXPECT_EQ(cp_byte_at(p.path, p.off_begin), cp_mem_byte(p.pid, p.begin));
+	EXPECT_EQ(cp_byte_at(p.path, p.off_end), cp_mem_byte(p.pid, p.end));
+	ASSERT_EQ(0, cp_nl_stop(&self->nl));
 }
 
 TEST_HARNESS_MAIN

@@ -589,9 +589,44 @@ TEST_F(gopcl, report_views)
 	free_prog(&segs[1]);
 }
 
+/* The byte at @off of @path, or -1. */
+static int byte_at(const char *path, uint64_t off)
+{
+	uint8_t b;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : pread(fd, &b, 1, off);
+
+	if (fd >= 0)
+		close(fd);
+	return n == 1 ? b : -1;
+}
+
+/* Whether @off of @path follows Go's stack check: cmp 16(R14), SP|R12; jbe. 0 if so. */
+static int after_stack_check(const char *path, uint64_t off)
+{
+	static const uint8_t cmp_sp[] = { 0x49, 0x3b, 0x66, 0x10 };
+	static const uint8_t cmp_r12[] = { 0x4d, 0x3b, 0x66, 0x10 };
+	uint8_t b[10];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 || off < sizeof(b) ? -1 : pread(fd, b, sizeof(b), off - sizeof(b));
+
+	if (fd >= 0)
+		close(fd);
+	if (n != sizeof(b))
+		return -EIO;
+	/* jbe rel8 after the cmp, or jbe rel32 */
+	if (b[8] == 0x76 && (!memcmp(b + 4, cmp_sp, 4) || !memcmp(b + 4, cmp_r12, 4)))
+		return 0;
+	if (b[4] == 0x0f && b[5] == 0x86 && (!memcmp(b, cmp_sp, 4) || !memcmp(b, cmp_r12, 4)))
+		return 0;
+	return -ENOENT;
+}
+
 /*
  * Progress points in the stripped build: a function at the entry it has in
- * the other; FILE:LINE in code of that line by the other's DWARF (the
+ * the other, after its stack check; its returns at the same RETs in both
+ * (the stripped build's function ends where the runtime's table starts the
+ * next one, the other's where its symbol's size says); FILE:LINE in code of that line by the other's DWARF (the
  * first address may differ: DWARF says where statements start, the table
  * does not).
  */
@@ -600,7 +635,7 @@ TEST_F(gopcl, progress_points)
 	static const char *const funcs[] = { "main.work", "main.sorted", "main.main" };
 	/* gopcl.go: the loop of work(), mix() (inlined, three deep), add()'s body. */
 	static const int lines[] = { 48, 24, 32 };
-	struct cp_probe pf, ps, many[64];
+	struct cp_probe pf, ps, many[64], rets[64];
 	struct cp_off_range r[256];
 	struct cp_lines *l;
 	char err[512], spec[64];
@@ -614,6 +649,22 @@ TEST_F(gopcl, progress_points)
 		ASSERT_EQ(1, cp_probe_resolve(funcs[i], self->stripped, &ps, 1, err, sizeof(err)))
 			TH_LOG("%s", err);
 		EXPECT_EQ(pf.offset, ps.offset) TH_LOG("%s", funcs[i]);
+		/* Past the stack check: "cmp 16(R14), SP|R12" then a jbe right before it. */
+		if (strcmp(funcs[i], "main.work")) {	/* a leaf: no check */
+			EXPECT_EQ(0, after_stack_check(self->full, pf.offset))
+				TH_LOG("%s: at %#llx, not after a stack check", funcs[i],
+				       (unsigned long long)pf.offset);
+		}
+		/* %return: the same sites in both, each a RET (Go makes no tail calls here). */
+		snprintf(spec, sizeof(spec), "%s%%return", funcs[i]);
+		n = cp_probe_resolve(spec, self->full, many, 64, err, sizeof(err));
+		ASSERT_LT(0, n) TH_LOG("%s", err);
+		ASSERT_EQ(n, cp_probe_resolve(spec, self->stripped, rets, 64, err, sizeof(err)))
+			TH_LOG("%s", err);
+		for (k = 0; k < (size_t)n; k++) {
+			EXPECT_EQ(many[k].offset, rets[k].offset) TH_LOG("%s", spec);
+			EXPECT_EQ(0xc3, byte_at(self->full, many[k].offset)) TH_LOG("%s", spec);
+		}
 	}
 	EXPECT_EQ(-ENOENT, cp_probe_resolve("main.nosuch", self->stripped, &ps, 1, err,
 					    sizeof(err)));

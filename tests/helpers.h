@@ -409,6 +409,10 @@ int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char 
 int cp_nl_progress_add_cost(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
 			    uint64_t offset, uint64_t end_offset, uint32_t visit_ns,
 			    uint32_t end_visit_ns);
+/* Probes of several sites each (CAUSALPROF_PP_A_SITES, _END_SITES); nr_end 0: no end. */
+int cp_nl_progress_add_sites(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+			     const uint64_t *offsets, unsigned int nr,
+			     const uint64_t *end_offsets, unsigned int nr_end);
 int cp_nl_progress_del(struct cp_nl *nl, uint32_t id);
 
 /* The n-th (from 0) EXPERIMENT record of the stream, or NULL. */

@@ -531,11 +531,55 @@ TEST(not_found)
 	EXPECT_NE(NULL, strstr(err, "/nonexistent/prog"));
 }
 
+/*
+ * FUNC%return in code built -O2: every site an instruction that leaves
+ * (ret, rep ret, a jmp), in the function's file (after its entry, for
+ * the functions of tests/probes/).
+ */
+TEST(func_return)
+{
+	static const char *const specs[] = { "probe_work%return", "libprobelib:probelib_work%return",
+					     "libc:malloc%return" };
+	struct cp_probe entry, locs[MAX_LOCS];
+	char exe[PATH_MAX], err[ERRLEN], func[64];
+	unsigned char b[2];
+	size_t i;
+	int n, k, fd;
+
+	ASSERT_EQ(0, prog("probetarget", exe));
+	for (i = 0; i < sizeof(specs) / sizeof(*specs); i++) {
+		n = cp_probe_resolve(specs[i], exe, locs, MAX_LOCS, err, sizeof(err));
+		ASSERT_LT(0, n) TH_LOG("%s: %s", specs[i], err);
+		ASSERT_GE(MAX_LOCS, n);
+		snprintf(func, sizeof(func), "%.*s", (int)(strchr(specs[i], '%') - specs[i]),
+			 specs[i]);
+		ASSERT_EQ(1, cp_probe_resolve(func, exe, &entry, 1, err, sizeof(err)));
+		TH_LOG("%s: %d sites", specs[i], n);
+		for (k = 0; k < n; k++) {
+			EXPECT_STREQ(entry.path, locs[k].path);
+			if (i < 2) {	/* ours: no part elsewhere */
+				EXPECT_LT(entry.offset, locs[k].offset);
+			}
+			fd = open(locs[k].path, O_RDONLY | O_CLOEXEC);
+			ASSERT_LE(0, fd);
+			ASSERT_EQ(2, pread(fd, b, 2, locs[k].offset));
+			close(fd);
+			EXPECT_TRUE(b[0] == 0xc3 || b[0] == 0xe9 || b[0] == 0xeb ||
+				    ((b[0] == 0xf3 || b[0] == 0xf2) && (b[1] == 0xc3 || b[1] == 0xe9)))
+				TH_LOG("%s: %02x %02x at %#lx", specs[i], b[0], b[1],
+				       (unsigned long)locs[k].offset);
+		}
+	}
+}
+
 TEST(malformed)
 {
 	static const char *const specs[] = {
 		"", "sdt:cprof", "sdt::x", "sdt:cprof:", "sdt:a:b:c", "x.c:", ":foo",
 		"x.c:0", "x.c:99999999999",
+		/* %return follows a function, and is the only suffix */
+		"probetarget.c:3%return", "sdt:cprof:progress__work%return", "probe_work%ret",
+		"probe_work%return%return", "%return",
 	};
 	char exe[PATH_MAX], err[ERRLEN];
 	struct cp_probe loc;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -88,5 +89,73 @@ int cp_elf_vaddr_to_off(Elf *elf, uint64_t vaddr, uint64_t *off)
 	if (!s)
 		return -ENOENT;
 	*off = vaddr - s->vaddr + s->off;
+	return 0;
+}
+
+bool cp_elf_sym_is_func(const GElf_Sym *sym)
+{
+	return sym->st_shndx != SHN_UNDEF && (GELF_ST_TYPE(sym->st_info) == STT_FUNC ||
+					      GELF_ST_TYPE(sym->st_info) == STT_GNU_IFUNC);
+}
+
+size_t cp_elf_code(Elf *elf, uint64_t vaddr, const uint8_t **p)
+{
+	struct cp_elf_seg segs[MAX_SEGS];
+	size_t nr = cp_elf_exec_segs(elf, segs, MAX_SEGS), len;
+	const struct cp_elf_seg *s = cp_elf_seg_of(segs, nr, vaddr);
+	const char *raw = elf_rawfile(elf, &len);
+	uint64_t off;
+
+	if (!s || !raw)
+		return 0;
+	off = vaddr - s->vaddr + s->off;
+	if (off >= len)
+		return 0;
+	*p = (const uint8_t *)raw + off;
+	return s->end - vaddr < len - off ? s->end - vaddr : len - off;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int cp_elf_func_starts(Elf *elf, uint64_t **out, size_t *nr)
+{
+	uint64_t *v = NULL, *bigger;
+	size_t i, n, cap = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr mem, *sh;
+	Elf_Data *data;
+	GElf_Sym sym;
+
+	*nr = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		sh = gelf_getshdr(scn, &mem);
+		if (!sh || (sh->sh_type != SHT_SYMTAB && sh->sh_type != SHT_DYNSYM) ||
+		    !sh->sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		n = sh->sh_size / sh->sh_entsize;
+		for (i = 1; data && i < n; i++) {
+			if (!gelf_getsym(data, i, &sym) || !cp_elf_sym_is_func(&sym))
+				continue;
+			if (*nr == cap) {
+				cap = cap ? 2 * cap : 1024;
+				bigger = realloc(v, cap * sizeof(*v));
+				if (!bigger) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = bigger;
+			}
+			v[(*nr)++] = sym.st_value;
+		}
+	}
+	if (v)
+		qsort(v, *nr, sizeof(*v), cmp_u64);
+	*out = v;
 	return 0;
 }

@@ -387,6 +387,17 @@ int cp_gopcln_func(const struct cp_gopcln *t, size_t i, uint64_t *entry, const c
 	return 0;
 }
 
+int cp_gopcln_extent(const struct cp_gopcln *t, size_t i, uint64_t *entry, uint64_t *end)
+{
+	struct func f;
+
+	if (!read_func(t, i, &f))
+		return -ENOENT;
+	*entry = f.entry;
+	*end = f.end;
+	return 0;
+}
+
 int cp_gopcln_rows(const struct cp_gopcln *t,
 		   int (*fn)(uint64_t start, uint64_t end, const char *file, int line, void *arg),
 		   void *arg)

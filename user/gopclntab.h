@@ -49,6 +49,8 @@ int cp_gopcln_lookup(const struct cp_gopcln *t, uint64_t pc, struct cp_go_frame 
 /* How many functions there are, and the @i-th: its entry and name (0, -ENOENT). */
 size_t cp_gopcln_count(const struct cp_gopcln *t);
 int cp_gopcln_func(const struct cp_gopcln *t, size_t i, uint64_t *entry, const char **name);
+/* Where the @i-th starts and ends (the next one's entry, or the table's end): 0, -ENOENT. */
+int cp_gopcln_extent(const struct cp_gopcln *t, size_t i, uint64_t *entry, uint64_t *end);
 
 /*
  * Calls @fn for every run of addresses [start, end) of one source line (of

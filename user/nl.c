@@ -437,31 +437,43 @@ int cp_nl_experiment_stop(struct cp_nl *nl)
 struct point {
 	uint32_t id, kind;
 	const char *path;
-	uint64_t offset, end_offset;
+	struct cp_req_sites begin, end;
 	uint32_t visit_ns, end_visit_ns;
 };
 
 /* Only a latency point has an end. */
 static int put_point(struct nl_msg *msg, const void *arg)
 {
+	static const struct cp_req_sites none;
 	const struct point *p = arg;
+	bool latency = p->kind == CAUSALPROF_PP_LATENCY;
 
-	return cp_req_progress_add(msg, p->id, p->kind, p->path, p->offset,
-				   p->kind == CAUSALPROF_PP_LATENCY ? p->end_offset : 0,
-				   p->visit_ns, p->kind == CAUSALPROF_PP_LATENCY ? p->end_visit_ns : 0);
+	return cp_req_progress_add_sites(msg, p->id, p->kind, p->path, &p->begin,
+					 latency ? &p->end : &none, p->visit_ns,
+					 latency ? p->end_visit_ns : 0);
+}
+
+int cp_nl_progress_add_sites(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+			     const uint64_t *offsets, unsigned int nr,
+			     const uint64_t *end_offsets, unsigned int nr_end,
+			     uint32_t visit_ns, uint32_t end_visit_ns)
+{
+	struct request req = { .cmd = CAUSALPROF_CMD_PROGRESS_ADD };
+	struct point p = {
+		.id = id, .kind = kind, .path = path,
+		.begin = { offsets, nr }, .end = { end_offsets, nr_end },
+		.visit_ns = visit_ns, .end_visit_ns = end_visit_ns,
+	};
+
+	return request(nl, &req, put_point, &p);
 }
 
 int cp_nl_progress_add_cost(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
 			    uint64_t offset, uint64_t end_offset, uint32_t visit_ns,
 			    uint32_t end_visit_ns)
 {
-	struct request req = { .cmd = CAUSALPROF_CMD_PROGRESS_ADD };
-	struct point p = {
-		.id = id, .kind = kind, .path = path, .offset = offset, .end_offset = end_offset,
-		.visit_ns = visit_ns, .end_visit_ns = end_visit_ns,
-	};
-
-	return request(nl, &req, put_point, &p);
+	return cp_nl_progress_add_sites(nl, id, kind, path, &offset, 1, &end_offset,
+					end_offset != 0, visit_ns, end_visit_ns);
 }
 
 int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,

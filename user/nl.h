@@ -89,6 +89,12 @@ int cp_nl_progress_add_cost(struct cp_nl *nl, uint32_t id, uint32_t kind, const 
 			    uint64_t offset, uint64_t end_offset, uint32_t visit_ns,
 			    uint32_t end_visit_ns);
 
+/* The same for probes of several sites each (@nr_end 0 for a throughput point). */
+int cp_nl_progress_add_sites(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+			     const uint64_t *offsets, unsigned int nr,
+			     const uint64_t *end_offsets, unsigned int nr_end,
+			     uint32_t visit_ns, uint32_t end_visit_ns);
+
 /* Print why cp_nl_open() failed. */
 void cp_nl_open_perror(int err);
 /* Print "cprof: <what>: <error>", with the kernel's explanation if any. */

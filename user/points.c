@@ -18,7 +18,8 @@
 #include "visitcost.h"
 
 #define SDT_PROVIDER	"cprof"
-#define MAX_SITES	CP_MAX_UPROBE_POINTS
+/* Locations of one spec: one point each, or one probe's sites with %return. */
+#define MAX_SITES	(CP_MAX_SITES > CP_MAX_UPROBE_POINTS ? CP_MAX_SITES : CP_MAX_UPROBE_POINTS)
 
 void cp_points_init(struct cp_points *p)
 {
@@ -33,6 +34,8 @@ void cp_points_free(struct cp_points *p)
 		free(p->pt[i].name);
 		free(p->pt[i].spec);
 		free(p->pt[i].path);
+		free(p->pt[i].offsets);
+		free(p->pt[i].end_offsets);
 	}
 	free(p->pt);
 	if (p->coz)
@@ -63,9 +66,21 @@ static struct cp_point *point_new(struct cp_points *p, uint32_t kind, uint32_t s
 	return pt;
 }
 
+/* The offsets of @nr locations, in a new array. */
+static uint64_t *offsets_of(const struct cp_probe *locs, size_t nr)
+{
+	uint64_t *v = calloc(nr ? nr : 1, sizeof(*v));
+	size_t i;
+
+	for (i = 0; v && i < nr; i++)
+		v[i] = locs[i].offset;
+	return v;
+}
+
+/* A point probed at the @nr locations @at, and for a latency point at the @nr_end @end. */
 static int add_uprobe(struct cp_points *p, uint32_t kind, const char *name, const char *spec,
-		      const char *path, uint64_t offset, uint64_t end_offset,
-		      char *err, size_t errlen)
+		      const struct cp_probe *at, size_t nr, const struct cp_probe *end,
+		      size_t nr_end, char *err, size_t errlen)
 {
 	struct cp_point *pt;
 
@@ -75,12 +90,33 @@ static int add_uprobe(struct cp_points *p, uint32_t kind, const char *name, cons
 		return -ENOSPC;
 	}
 	pt = point_new(p, kind, CP_PP_UPROBE, name, spec);
-	if (!pt || !(pt->path = strdup(path)))
+	if (!pt || !(pt->path = strdup(at[0].path)) || !(pt->offsets = offsets_of(at, nr)) ||
+	    !(pt->end_offsets = offsets_of(end, nr_end)))
 		return -ENOMEM;
 	pt->id = ++p->nr_uprobes;
-	pt->offset = offset;
-	pt->end_offset = end_offset;
+	pt->nr_offsets = nr;
+	pt->nr_end = nr_end;
 	return 0;
+}
+
+/* A probe at a USDT site (or any one location). */
+static int add_site(struct cp_points *p, uint32_t kind, const char *name, const char *spec,
+		    const char *path, uint64_t offset, uint64_t end_offset, char *err,
+		    size_t errlen)
+{
+	struct cp_probe at[2] = { 0 };
+
+	snprintf(at[0].path, sizeof(at[0].path), "%s", path);
+	at[0].offset = offset;
+	at[1].offset = end_offset;
+	return add_uprobe(p, kind, name, spec, &at[0], 1, &at[1], end_offset != 0, err, errlen);
+}
+
+static void warn_indirect(const char *spec, const struct cp_probe *loc)
+{
+	if (loc->indirect)
+		fprintf(stderr, "cprof record: warning: %s: %u jumps through a pointer in the function, taken for jumps inside it (a switch): a tail call through a pointer there would not be counted\n",
+			spec, loc->indirect);
 }
 
 static void warn_semaphore(const char *spec, const struct cp_probe *pr)
@@ -89,51 +125,73 @@ static void warn_semaphore(const char *spec, const struct cp_probe *pr)
 		spec, pr->path, (unsigned long long)pr->offset);
 }
 
+/*
+ * The locations of @spec into a new array *@locs: how many, or -errno.
+ * Several make one probe only for FUNC%return, at most CP_MAX_SITES.
+ */
+static int resolve(const char *spec, const char *exe, struct cp_probe **locs, char *err,
+		   size_t errlen)
+{
+	int n;
+
+	*locs = calloc(MAX_SITES, sizeof(**locs));
+	if (!*locs) {
+		snprintf(err, errlen, "%s: %s", spec, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	n = cp_probe_resolve(spec, exe, *locs, MAX_SITES, err, errlen);
+	if (n > MAX_SITES && cp_probe_is_return(spec)) {
+		snprintf(err, errlen, "%s: more than %d exits (the module's limit of sites per probe)",
+			 spec, CP_MAX_SITES);
+		n = -E2BIG;
+	}
+	if (n > 0 && cp_probe_is_return(spec))
+		warn_indirect(spec, &(*locs)[0]);
+	return n;
+}
+
 int cp_points_add_progress(struct cp_points *p, const char *spec, const char *exe,
 			   char *err, size_t errlen)
 {
-	struct cp_probe locs[MAX_SITES];
-	int n, i, ret;
+	struct cp_probe *locs;
+	int n, i, ret = 0;
 
-	n = cp_probe_resolve(spec, exe, locs, MAX_SITES, err, errlen);
-	if (n < 0)
-		return n;
-	for (i = 0; i < n && i < MAX_SITES; i++) {
-		if (locs[i].semaphore)
-			warn_semaphore(spec, &locs[i]);
-		ret = add_uprobe(p, CAUSALPROF_PP_THROUGHPUT, spec, spec, locs[i].path,
-				 locs[i].offset, 0, err, errlen);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	n = resolve(spec, exe, &locs, err, errlen);
+	if (n > 0 && cp_probe_is_return(spec))
+		ret = add_uprobe(p, CAUSALPROF_PP_THROUGHPUT, spec, spec, locs, n, NULL, 0,
+				 err, errlen);
+	else if (n > 0)
+		for (i = 0; i < n && i < MAX_SITES && !ret; i++) {
+			if (locs[i].semaphore)
+				warn_semaphore(spec, &locs[i]);
+			ret = add_uprobe(p, CAUSALPROF_PP_THROUGHPUT, spec, spec, &locs[i], 1,
+					 NULL, 0, err, errlen);
+		}
+	free(locs);
+	return n < 0 ? n : ret;
 }
 
-/* One location for one end of a latency point. */
-static int resolve_one(const char *what, const char *spec, const char *exe,
-		       struct cp_probe *loc, char *err, size_t errlen)
+/* The locations of one end of a latency point: one, or a function's exits. */
+static int resolve_end(const char *what, const char *spec, const char *exe,
+		       struct cp_probe **locs, char *err, size_t errlen)
 {
-	struct cp_probe locs[2];
 	int n;
 
-	n = cp_probe_resolve(spec, exe, locs, 2, err, errlen);
-	if (n < 0)
-		return n;
-	if (n > 1) {
+	n = resolve(spec, exe, locs, err, errlen);
+	if (n > 1 && !cp_probe_is_return(spec)) {
 		snprintf(err, errlen, "--latency: %s %s has several sites: name one with FILE:LINE",
 			 what, spec);
 		return -EINVAL;
 	}
-	*loc = locs[0];
-	return 0;
+	return n;
 }
 
 int cp_points_add_latency(struct cp_points *p, const char *arg, const char *exe,
 			  char *err, size_t errlen)
 {
-	struct cp_probe begin, end;
+	struct cp_probe *begin = NULL, *end = NULL;
 	char *copy, *eq, *comma;
-	int ret = -EINVAL;
+	int ret = -EINVAL, nr_begin, nr_end = 0;
 
 	copy = strdup(arg);
 	if (!copy)
@@ -145,22 +203,24 @@ int cp_points_add_latency(struct cp_points *p, const char *arg, const char *exe,
 		goto out;
 	}
 	*eq = *comma = '\0';
-	ret = resolve_one("begin", eq + 1, exe, &begin, err, errlen);
-	if (!ret)
-		ret = resolve_one("end", comma + 1, exe, &end, err, errlen);
-	if (ret)
+	ret = nr_begin = resolve_end("begin", eq + 1, exe, &begin, err, errlen);
+	if (ret > 0)
+		ret = nr_end = resolve_end("end", comma + 1, exe, &end, err, errlen);
+	if (ret < 0)
 		goto out;
-	if (strcmp(begin.path, end.path)) {
+	if (strcmp(begin[0].path, end[0].path)) {
 		snprintf(err, errlen, "--latency %s: its two ends are in different files (%s, %s)",
-			 copy, begin.path, end.path);
+			 copy, begin[0].path, end[0].path);
 		ret = -EINVAL;
 		goto out;
 	}
-	if (begin.semaphore || end.semaphore)
-		warn_semaphore(arg, begin.semaphore ? &begin : &end);
-	ret = add_uprobe(p, CAUSALPROF_PP_LATENCY, copy, arg, begin.path, begin.offset,
-			 end.offset, err, errlen);
+	if (begin[0].semaphore || end[0].semaphore)
+		warn_semaphore(arg, begin[0].semaphore ? &begin[0] : &end[0]);
+	ret = add_uprobe(p, CAUSALPROF_PP_LATENCY, copy, arg, begin, nr_begin, end, nr_end,
+			 err, errlen);
 out:
+	free(begin);
+	free(end);
 	free(copy);
 	return ret;
 }
@@ -190,8 +250,8 @@ static void on_sdt(const char *name, uint64_t offset, bool semaphore, void *arg)
 			SDT_PROVIDER, name);
 	snprintf(spec, sizeof(spec), "sdt:%s:%s", SDT_PROVIDER, name);
 	if (!strncmp(name, "progress__", 10)) {
-		f->ret = add_uprobe(f->p, CAUSALPROF_PP_THROUGHPUT, name + 10, spec, f->exe,
-				    offset, 0, f->err, f->errlen);
+		f->ret = add_site(f->p, CAUSALPROF_PP_THROUGHPUT, name + 10, spec, f->exe,
+				  offset, 0, f->err, f->errlen);
 		return;
 	}
 	begin = !strncmp(name, "begin__", 7);
@@ -203,9 +263,9 @@ static void on_sdt(const char *name, uint64_t offset, bool semaphore, void *arg)
 			continue;
 		snprintf(spec, sizeof(spec), "sdt:%s:begin__%s,sdt:%s:end__%s",
 			 SDT_PROVIDER, name, SDT_PROVIDER, name);
-		f->ret = add_uprobe(f->p, CAUSALPROF_PP_LATENCY, name, spec, f->exe,
-				    begin ? offset : f->half[i].off,
-				    begin ? f->half[i].off : offset, f->err, f->errlen);
+		f->ret = add_site(f->p, CAUSALPROF_PP_LATENCY, name, spec, f->exe,
+				  begin ? offset : f->half[i].off,
+				  begin ? f->half[i].off : offset, f->err, f->errlen);
 		free(f->half[i].name);
 		f->half[i] = f->half[--f->nr_half];
 		return;
@@ -297,6 +357,29 @@ static void write_progress(struct cp_point *pt, struct cp_rec_writer *w)
 	pt->written = true;
 }
 
+/*
+ * What a visit of a probe costs: its sites' kind (a ret is stepped, a
+ * jmp emulated), the one most of them have (the middle cost) when they
+ * differ; the module takes one cost per probe.
+ */
+static uint32_t probe_cost(const struct cp_visit_cost *vc, const char *path,
+			   const uint64_t *off, unsigned int nr)
+{
+	uint32_t cost[CP_MAX_SITES], lo = UINT32_MAX, hi = 0;
+	unsigned int i, at_hi = 0;
+
+	for (i = 0; i < nr && i < CP_MAX_SITES; i++) {
+		cost[i] = cp_visit_cost_of(vc, path, off[i]);
+		lo = cost[i] < lo ? cost[i] : lo;
+		hi = cost[i] > hi ? cost[i] : hi;
+	}
+	if (!i)
+		return 0;
+	for (nr = i, i = 0; i < nr; i++)
+		at_hi += cost[i] == hi;
+	return 2 * at_hi >= nr ? hi : lo;
+}
+
 int cp_points_register(struct cp_points *p, struct cp_nl *nl, struct cp_rec_writer *w,
 		       const struct cp_visit_cost *vc)
 {
@@ -309,13 +392,14 @@ int cp_points_register(struct cp_points *p, struct cp_nl *nl, struct cp_rec_writ
 
 		if (pt->source != CP_PP_UPROBE)
 			continue;
-		ret = cp_nl_progress_add_cost(nl, pt->id, pt->kind, pt->path, pt->offset,
-					 pt->end_offset, cp_visit_cost_of(vc, pt->path, pt->offset),
-					 pt->kind == CAUSALPROF_PP_LATENCY ?
-					 cp_visit_cost_of(vc, pt->path, pt->end_offset) : 0);
+		ret = cp_nl_progress_add_sites(nl, pt->id, pt->kind, pt->path, pt->offsets,
+					       pt->nr_offsets, pt->end_offsets, pt->nr_end,
+					       probe_cost(vc, pt->path, pt->offsets, pt->nr_offsets),
+					       probe_cost(vc, pt->path, pt->end_offsets, pt->nr_end));
 		if (ret) {
-			snprintf(what, sizeof(what), "cannot place progress point %s (%s+0x%llx)",
-				 pt->spec, pt->path, (unsigned long long)pt->offset);
+			snprintf(what, sizeof(what), "cannot place progress point %s (%s+0x%llx%s)",
+				 pt->spec, pt->path, (unsigned long long)pt->offsets[0],
+				 pt->nr_offsets + pt->nr_end > 2 ? " and other sites" : "");
 			cp_nl_perror(nl, what, ret);
 			return ret;
 		}

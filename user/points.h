@@ -32,9 +32,10 @@ struct cp_point {
 	char *name, *spec;
 	bool written;			/* its PROGRESS record is in the file */
 
-	/* CP_PP_UPROBE */
+	/* CP_PP_UPROBE: the sites of its probe(s), several for FUNC%return */
 	char *path;
-	uint64_t offset, end_offset;
+	uint64_t *offsets, *end_offsets;
+	unsigned int nr_offsets, nr_end;
 
 	/* CP_PP_COUNTER: coz.h's counters (a latency point has two) */
 	uint64_t now_count, now_ends;	/* at the last snapshot */

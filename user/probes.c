@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "elffile.h"
+#include "funcbody.h"
 #include "gopclntab.h"
 #include "lines.h"
 #include "probes.h"
@@ -61,6 +62,9 @@ struct objs {
 	GElf_Ehdr eh;		/* the program's: libraries must match it */
 };
 
+/* The suffix of a function's returns, as perf spells it. */
+#define RETURN_SUFFIX	"%return"
+
 /* A spec being resolved: where its locations go. */
 struct res {
 	const char *spec;
@@ -68,6 +72,7 @@ struct res {
 	size_t max, nr;
 	char *err;
 	size_t errlen;
+	bool returns;		/* FUNC%return: the function's exits */
 };
 
 /* The @nth string of dynamic tag @tag of @elf (DT_NEEDED, DT_RUNPATH...), or NULL. */
@@ -257,20 +262,31 @@ static void add_loc(struct res *r, const char *path, uint64_t off, bool sem)
 		snprintf(r->out[r->nr].path, sizeof(r->out[r->nr].path), "%s", path);
 		r->out[r->nr].offset = off;
 		r->out[r->nr].semaphore = sem;
+		r->out[r->nr].indirect = 0;
 	}
 	r->nr++;
 }
 
-/* Functions named @name: the best-named ones (a default version before an old one). */
+/* A function's code: its address and size, in the symbol table's words. */
+struct func {
+	uint64_t vaddr, size;
+};
+
+/*
+ * Functions named @name: the best-named ones (a default version before an
+ * old one); and the parts GCC split off functions of that name (name.cold).
+ */
 struct funcs {
 	const char *name;
 	size_t len;
 	int rank;		/* 0: "name", "name@@V" or default; 1: "name@V" */
-	uint64_t off[MAX_FUNCS];
+	struct func fn[MAX_FUNCS];
 	size_t nr;
+	struct func cold[CP_FUNC_MAX_PARTS - 1];
+	size_t nr_cold;
 };
 
-static void add_func(struct funcs *f, int rank, uint64_t off)
+static void add_func(struct funcs *f, int rank, uint64_t vaddr, uint64_t size)
 {
 	size_t i;
 
@@ -280,10 +296,22 @@ static void add_func(struct funcs *f, int rank, uint64_t off)
 		f->nr = 0;
 	f->rank = rank;
 	for (i = 0; i < f->nr; i++)
-		if (f->off[i] == off)
+		if (f->fn[i].vaddr == vaddr)
 			return;
 	if (f->nr < MAX_FUNCS)
-		f->off[f->nr++] = off;
+		f->fn[f->nr++] = (struct func){ vaddr, size };
+}
+
+/* "name.cold" or "name.cold.N": a part of function name that GCC moved away. */
+static bool is_cold_part(const struct funcs *f, const char *s)
+{
+	if (strncmp(s, f->name, f->len) || strncmp(s + f->len, ".cold", 5))
+		return false;
+	s += f->len + 5;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			;
+	return !*s;
 }
 
 /* The GNU version table of the symbol table @scn, or NULL. */
@@ -321,13 +349,17 @@ static void scan_syms(Elf *elf, GElf_Word type, struct funcs *f)
 		ver = versyms(elf, scn);
 		n = sh->sh_size / sh->sh_entsize;
 		for (i = 1; data && i < n; i++) {
-			if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
-			     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
+			if (!gelf_getsym(data, i, &sym) || !cp_elf_sym_is_func(&sym))
 				continue;
 			s = elf_strptr(elf, sh->sh_link, sym.st_name);
 			if (!s || strncmp(s, f->name, f->len))
 				continue;
+			if (is_cold_part(f, s)) {
+				if (f->nr_cold < CP_FUNC_MAX_PARTS - 1 && sym.st_size)
+					f->cold[f->nr_cold++] = (struct func){ sym.st_value,
+									       sym.st_size };
+				continue;
+			}
 			if (!s[f->len] || !strncmp(s + f->len, "@@", 2))
 				rank = 0;
 			else if (s[f->len] == '@')
@@ -338,7 +370,7 @@ static void scan_syms(Elf *elf, GElf_Word type, struct funcs *f)
 			if (ver && gelf_getversym(ver, i, &vs) && (vs & 0x8000))
 				rank = 1;
 			if (!cp_elf_vaddr_to_off(elf, sym.st_value, &off))
-				add_func(f, rank, off);
+				add_func(f, rank, sym.st_value, sym.st_size);
 		}
 	}
 }
@@ -347,8 +379,8 @@ static void scan_syms(Elf *elf, GElf_Word type, struct funcs *f)
 static void scan_go(Elf *elf, struct funcs *f)
 {
 	struct cp_gopcln *t;
+	uint64_t entry, end, off;
 	const char *s;
-	uint64_t entry, off;
 	char err[1];
 	size_t i, n;
 
@@ -357,27 +389,238 @@ static void scan_go(Elf *elf, struct funcs *f)
 	n = cp_gopcln_count(t);
 	for (i = 0; i < n; i++)
 		if (!cp_gopcln_func(t, i, &entry, &s) && !strcmp(s, f->name) &&
-		    !cp_elf_vaddr_to_off(elf, entry, &off))
-			add_func(f, 0, off);
+		    !cp_elf_vaddr_to_off(elf, entry, &off) && !cp_gopcln_extent(t, i, &entry, &end))
+			add_func(f, 0, entry, end - entry);
 	cp_gopcln_free(t);
 }
 
+/* Whether @elf is a Go program: it has the runtime's table or build info. */
+static bool is_go(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr mem, *sh;
+	const char *name;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		sh = gelf_getshdr(scn, &mem);
+		name = sh ? elf_strptr(elf, shstrndx, sh->sh_name) : NULL;
+		if (name && (!strcmp(name, ".gopclntab") || !strcmp(name, ".go.buildinfo")))
+			return true;
+	}
+	return false;
+}
+
+/* The bytes of [vaddr, vaddr + size) of @o into @part: 0 or -ENOENT. */
+static int code_of(const struct obj *o, const struct func *fn, struct cp_func_part *part)
+{
+	uint64_t off;
+	size_t len;
+	const char *raw = elf_rawfile(o->elf, &len);
+
+	if (!raw || cp_elf_vaddr_to_off(o->elf, fn->vaddr, &off) || off > len ||
+	    fn->size > len - off)
+		return -ENOENT;
+	*part = (struct cp_func_part){ (const uint8_t *)raw + off, fn->vaddr, fn->size };
+	return 0;
+}
+
+/* Function @fn of @f, its cold parts with it, as funcbody.c takes it. */
+static int func_code(struct res *r, const struct obj *o, const struct funcs *f,
+		     const struct func *fn, struct cp_func_code *code)
+{
+	size_t i;
+
+	*code = (struct cp_func_code){ .name = f->name };
+	if (!fn->size) {
+		snprintf(r->err, r->errlen, "%s: the symbol of %s in %s has no size: its code"
+			 " cannot be walked", r->spec, f->name, o->path);
+		return -EINVAL;
+	}
+	for (i = 0; i <= f->nr_cold; i++) {
+		if (code_of(o, i ? &f->cold[i - 1] : fn, &code->part[code->nr++])) {
+			snprintf(r->err, r->errlen, "%s: the code of %s is not in %s's file",
+				 r->spec, f->name, o->path);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+/* @o's code and where its functions start, for funcbody.c to follow a jump out. */
+struct code_env {
+	Elf *elf;
+	uint64_t *starts;	/* sorted */
+	size_t nr;
+};
+
+static size_t env_code_at(void *arg, uint64_t vaddr, const uint8_t **p)
+{
+	return cp_elf_code(((struct code_env *)arg)->elf, vaddr, p);
+}
+
+static bool env_is_func(void *arg, uint64_t vaddr)
+{
+	const struct code_env *e = arg;
+	size_t lo = 0, hi = e->nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (e->starts[mid] == vaddr)
+			return true;
+		if (e->starts[mid] < vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The function starts of the symbol tables and, in a Go program, of its own table. */
+static int env_init(struct code_env *e, Elf *elf)
+{
+	struct cp_gopcln *t;
+	uint64_t entry, *more;
+	const char *name;
+	char err[1];
+	size_t i, n;
+
+	*e = (struct code_env){ .elf = elf };
+	if (cp_elf_func_starts(elf, &e->starts, &e->nr))
+		return -ENOMEM;
+	if (cp_gopcln_open(elf, &t, err, sizeof(err)))
+		return 0;
+	n = cp_gopcln_count(t);
+	more = realloc(e->starts, (e->nr + n) * sizeof(*more));
+	if (!more) {
+		cp_gopcln_free(t);
+		return -ENOMEM;
+	}
+	e->starts = more;
+	for (i = 0; i < n; i++)
+		if (!cp_gopcln_func(t, i, &entry, &name))
+			e->starts[e->nr++] = entry;
+	cp_gopcln_free(t);
+	qsort(e->starts, e->nr, sizeof(*e->starts), cmp_u64);
+	return 0;
+}
+
+/* FUNC%return: the exits of @fn, as locations. */
+static int add_exits(struct res *r, const struct obj *o, const struct funcs *f,
+		     const struct func *fn)
+{
+	struct cp_func_env env = { env_code_at, env_is_func, NULL };
+	uint64_t at[CP_MAX_SITES + 1], off;
+	struct cp_func_code code;
+	unsigned int indirect;
+	struct code_env ce;
+	char msg[256];
+	size_t first = r->nr;
+	int n, i, ret;
+
+	ret = func_code(r, o, f, fn, &code);
+	if (ret)
+		return ret;
+	if (env_init(&ce, o->elf)) {
+		snprintf(r->err, r->errlen, "%s: %s", r->spec, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	env.arg = &ce;
+	code.env = &env;
+	n = cp_func_exits(&code, at, CP_MAX_SITES + 1, &indirect, msg, sizeof(msg));
+	free(ce.starts);
+	if (n < 0) {
+		snprintf(r->err, r->errlen, "%s: %s", r->spec, msg);
+		return n;
+	}
+	if (!n && indirect) {
+		snprintf(r->err, r->errlen, "%s: %s leaves only by jumps through a pointer (%u),"
+			 " which %%return cannot tell from jumps inside it", r->spec, f->name,
+			 indirect);
+		return -EINVAL;
+	}
+	if (!n) {
+		snprintf(r->err, r->errlen, "%s: %s never returns (no ret, no jump out of it)",
+			 r->spec, f->name);
+		return -ENOENT;
+	}
+	if (n > CP_MAX_SITES) {
+		snprintf(r->err, r->errlen, "%s: %s has more than %d exits (the module's limit"
+			 " of sites per probe)", r->spec, f->name, CP_MAX_SITES);
+		return -E2BIG;
+	}
+	for (i = 0; i < n; i++) {
+		if (cp_elf_vaddr_to_off(o->elf, at[i], &off)) {
+			snprintf(r->err, r->errlen, "%s: an exit of %s is not in %s's code",
+				 r->spec, f->name, o->path);
+			return -ENOENT;
+		}
+		add_loc(r, o->path, off, false);
+	}
+	for (; first < r->nr && first < r->max; first++)
+		r->out[first].indirect = indirect;
+	return 0;
+}
+
+/* FUNC: its entry, after the stack check in a Go program. */
+static int add_entry(struct res *r, const struct obj *o, const struct funcs *f,
+		     const struct func *fn)
+{
+	struct cp_func_code code;
+	uint64_t at = fn->vaddr, off;
+	char msg[256];
+	int ret;
+
+	if (is_go(o->elf) && fn->size) {
+		ret = func_code(r, o, f, fn, &code);
+		if (ret)
+			return ret;
+		ret = cp_go_body_start(&code, &at, msg, sizeof(msg));
+		if (ret) {
+			snprintf(r->err, r->errlen, "%s: %s", r->spec, msg);
+			return ret;
+		}
+	}
+	if (cp_elf_vaddr_to_off(o->elf, at, &off)) {
+		snprintf(r->err, r->errlen, "%s: %s is not in %s's code", r->spec, f->name,
+			 o->path);
+		return -ENOENT;
+	}
+	add_loc(r, o->path, off, false);
+	return 0;
+}
+
 /*
- * The entries of function @name in @o (.symtab, else .dynsym, else a Go
- * program's own table), as locations: how many.
+ * The entries (or with %return the exits) of function @name in @o
+ * (.symtab, else .dynsym, else a Go program's own table), as locations:
+ * how many functions, or -errno with the reason in r->err.
  */
-static size_t find_func(struct res *r, const struct obj *o, const char *name)
+static int find_func(struct res *r, const struct obj *o, const char *name)
 {
 	struct funcs f = { .name = name, .len = strlen(name) };
 	size_t i;
+	int ret;
 
 	scan_syms(o->elf, SHT_SYMTAB, &f);
 	if (!f.nr)
 		scan_syms(o->elf, SHT_DYNSYM, &f);
 	if (!f.nr)
 		scan_go(o->elf, &f);
-	for (i = 0; i < f.nr; i++)
-		add_loc(r, o->path, f.off[i], false);
+	for (i = 0; i < f.nr; i++) {
+		ret = r->returns ? add_exits(r, o, &f, &f.fn[i]) : add_entry(r, o, &f, &f.fn[i]);
+		if (ret)
+			return ret;
+	}
 	return f.nr;
 }
 
@@ -386,10 +629,13 @@ static int resolve_func(struct res *r, struct objs *o, const char *name)
 {
 	struct obj *ob;
 	size_t i;
+	int ret;
 
-	for (i = 0; (ob = obj_at(o, i)); i++)
-		if (find_func(r, ob, name))
-			return 0;
+	for (i = 0; (ob = obj_at(o, i)); i++) {
+		ret = find_func(r, ob, name);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
 	snprintf(r->err, r->errlen, "%s: no function '%s' in %s or its libraries", r->spec, name,
 		 o->v[0].path);
 	return -ENOENT;
@@ -436,8 +682,9 @@ static int resolve_lib_func(struct res *r, struct objs *o, const char *lib, cons
 			 o->v[0].path);
 		return -ENOENT;
 	}
-	if (find_func(r, ob, name))
-		return 0;
+	i = find_func(r, ob, name);
+	if (i)
+		return i < 0 ? i : 0;
 	snprintf(r->err, r->errlen, "%s: no function '%s' in %s", r->spec, name, ob->path);
 	return -ENOENT;
 }
@@ -625,12 +872,19 @@ static int line_number(const char *s)
 	return n ? n : -ERANGE;
 }
 
+bool cp_probe_is_return(const char *spec)
+{
+	size_t len = strlen(spec), suffix = strlen(RETURN_SUFFIX);
+
+	return len > suffix && !strcmp(spec + len - suffix, RETURN_SUFFIX);
+}
+
 int cp_probe_resolve(const char *spec, const char *exe, struct cp_probe *out, size_t max,
 		     char *err, size_t errlen)
 {
-	struct res r = { spec, out, max, 0, err, errlen };
+	struct res r = { spec, out, max, 0, err, errlen, cp_probe_is_return(spec) };
 	char *copy, *colon, *second;
-	struct objs o;
+	struct objs o = { 0 };
 	int ret, line;
 
 	if (!*spec) {
@@ -642,12 +896,25 @@ int cp_probe_resolve(const char *spec, const char *exe, struct cp_probe *out, si
 		snprintf(err, errlen, "%s: %s", spec, strerror(ENOMEM));
 		return -ENOMEM;
 	}
+	if (r.returns)
+		copy[strlen(copy) - strlen(RETURN_SUFFIX)] = '\0';
+	if (strchr(copy, '%')) {
+		snprintf(err, errlen, "%s: the only suffix is %s, after a function", spec,
+			 RETURN_SUFFIX);
+		ret = -EINVAL;
+		goto out;
+	}
 	ret = objs_init(&o, exe, &r);
 	if (ret)
 		goto out;
 
 	colon = strrchr(copy, ':');
-	if (!strncmp(copy, "sdt:", 4)) {
+	if (r.returns && (!strncmp(copy, "sdt:", 4) ||
+			  (colon && !strstr(copy, "::") && line_number(colon + 1)))) {
+		snprintf(err, errlen, "%s: %s follows a function (FUNC or LIB:FUNC)", spec,
+			 RETURN_SUFFIX);
+		ret = -EINVAL;
+	} else if (!strncmp(copy, "sdt:", 4)) {
 		second = strchr(copy + 4, ':');
 		if (!second || second == copy + 4 || !second[1] || strchr(second + 1, ':')) {
 			snprintf(err, errlen, "%s: not sdt:PROVIDER:NAME", spec);

@@ -8,6 +8,9 @@
  *
  * SPEC is one of (Documentation/progress-points.rst):
  *   FUNC               a function of the program or of a library it loads
+ *                      (in a Go program, after its stack check)
+ *   FUNC%return        every exit of the function (its rets, its tail
+ *                      calls): several locations, one probe
  *   LIB:FUNC           a function of LIB: a path, or a DT_NEEDED name
  *                      ("libc.so.6" or "libc")
  *   FILE:LINE          a source line (DWARF), FILE a suffix of its path
@@ -18,19 +21,29 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/causalprof.h>
+
+/* The most exits FUNC%return may have: the module's sites per probe. */
+#define CP_MAX_SITES	CAUSALPROF_MAX_SITES
 
 struct cp_probe {
 	char path[PATH_MAX];	/* the ELF file, absolute, links resolved */
 	uint64_t offset;	/* file offset of the instruction to probe */
 	bool semaphore;		/* a USDT probe guarded by a semaphore (never set by us) */
+	unsigned int indirect;	/* %return: the function's jumps through a pointer,
+				 * taken as jumps inside it (funcbody.h)
+				 */
 };
+
+/* Whether @spec names a function's exits (FUNC%return): its locations make one probe. */
+bool cp_probe_is_return(const char *spec);
 
 /*
  * The locations of @spec for the program @exe (absolute): how many there
  * are (at least 1; more than @max when they do not all fit, @max written),
  * or -errno: -EINVAL (a malformed SPEC), -ENOENT (nothing of that name),
  * -EEXIST (an ambiguous FILE), -ENODATA (FILE:LINE without DWARF),
- * -ENOEXEC; the message in @err starts with the spec ("foo: no function
+ * -ENOEXEC, -E2BIG (%return: more exits than CP_MAX_SITES); the message in @err starts with the spec ("foo: no function
  * 'foo' in /usr/bin/prog or its libraries"): the caller says which option.
  */
 int cp_probe_resolve(const char *spec, const char *exe, struct cp_probe *out, size_t max,

@@ -123,9 +123,11 @@ static const struct cp_opt opts[] = {
 	       "other threads, and measures the progress points"),
 	CP_OPT(OPT_PROGRESS, "progress", "SPEC",
 	       "a throughput point (repeatable): FUNC (its calls),\n"
+	       "FUNC%return (its returns: every exit, no uretprobe),\n"
 	       "LIB:FUNC, FILE:LINE or sdt:PROVIDER:NAME (a USDT probe)"),
 	CP_OPT(OPT_LATENCY, "latency", "NAME=BEGIN,END",
-	       "a latency point from two SPECs (repeatable)\n"
+	       "a latency point from two SPECs (repeatable), e.g.\n"
+	       "NAME=FUNC,FUNC%return: the time spent in FUNC\n"
 	       "Without either: the program's cprof.h points\n"
 	       "(CPROF_PROGRESS, CPROF_BEGIN/END) and coz.h counters"),
 	CP_OPT(OPT_SOURCE_SCOPE, "source-scope", "GLOB",

@@ -79,22 +79,54 @@ int cp_req_experiment_start(struct nl_msg *msg, uint32_t speedup,
 	return 0;
 }
 
-int cp_req_progress_add(struct nl_msg *msg, uint32_t id, uint32_t kind, const char *path,
-			uint64_t offset, uint64_t end_offset, uint32_t visit_ns,
-			uint32_t end_visit_ns)
+/* A probe's sites: the first in @first, the others in a nest @more. */
+static int put_sites(struct nl_msg *msg, int first, int more, const struct cp_req_sites *s)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	if (!s->nr)
+		return 0;
+	if (nla_put_u64(msg, first, s->off[0]))
+		return -EMSGSIZE;
+	if (s->nr == 1)
+		return 0;
+	nest = nla_nest_start(msg, more);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 1; i < s->nr; i++)
+		if (nla_put_u64(msg, CAUSALPROF_SITES_A_OFFSET, s->off[i]))
+			return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+int cp_req_progress_add_sites(struct nl_msg *msg, uint32_t id, uint32_t kind, const char *path,
+			      const struct cp_req_sites *begin, const struct cp_req_sites *end,
+			      uint32_t visit_ns, uint32_t end_visit_ns)
 {
 	struct nlattr *pp = nla_nest_start(msg, CAUSALPROF_A_PROGRESS);
 
 	if (!pp || nla_put_u32(msg, CAUSALPROF_PP_A_ID, id) ||
 	    nla_put_u32(msg, CAUSALPROF_PP_A_KIND, kind) ||
 	    nla_put_string(msg, CAUSALPROF_PP_A_PATH, path) ||
-	    nla_put_u64(msg, CAUSALPROF_PP_A_OFFSET, offset) ||
-	    put_u64(msg, CAUSALPROF_PP_A_END_OFFSET, end_offset) ||
+	    put_sites(msg, CAUSALPROF_PP_A_OFFSET, CAUSALPROF_PP_A_SITES, begin) ||
+	    put_sites(msg, CAUSALPROF_PP_A_END_OFFSET, CAUSALPROF_PP_A_END_SITES, end) ||
 	    (visit_ns && nla_put_u32(msg, CAUSALPROF_PP_A_VISIT_NS, visit_ns)) ||
 	    (end_visit_ns && nla_put_u32(msg, CAUSALPROF_PP_A_END_VISIT_NS, end_visit_ns)))
 		return -EMSGSIZE;
 	nla_nest_end(msg, pp);
 	return 0;
+}
+
+int cp_req_progress_add(struct nl_msg *msg, uint32_t id, uint32_t kind, const char *path,
+			uint64_t offset, uint64_t end_offset, uint32_t visit_ns,
+			uint32_t end_visit_ns)
+{
+	const struct cp_req_sites begin = { &offset, 1 }, end = { &end_offset, end_offset != 0 };
+
+	return cp_req_progress_add_sites(msg, id, kind, path, &begin, &end, visit_ns,
+					 end_visit_ns);
 }
 
 int cp_req_progress_del(struct nl_msg *msg, uint32_t id)

@@ -45,6 +45,18 @@ int cp_req_experiment_start(struct nl_msg *msg, uint32_t speedup,
 int cp_req_progress_add(struct nl_msg *msg, uint32_t id, uint32_t kind, const char *path,
 			uint64_t offset, uint64_t end_offset, uint32_t visit_ns,
 			uint32_t end_visit_ns);
+/*
+ * The sites of one probe: the first goes in _OFFSET (_END_OFFSET), the
+ * others in the nest _SITES (_END_SITES); no sites, no attribute.
+ */
+struct cp_req_sites {
+	const uint64_t *off;
+	unsigned int nr;
+};
+/* PROGRESS_ADD of a point whose probes may have several sites. */
+int cp_req_progress_add_sites(struct nl_msg *msg, uint32_t id, uint32_t kind, const char *path,
+			      const struct cp_req_sites *begin, const struct cp_req_sites *end,
+			      uint32_t visit_ns, uint32_t end_visit_ns);
 /* PROGRESS_DEL. */
 int cp_req_progress_del(struct nl_msg *msg, uint32_t id);
 

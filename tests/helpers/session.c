@@ -276,6 +276,22 @@ int cp_nl_progress_add_cost(struct cp_nl *nl, uint32_t id, uint32_t kind, const 
 	return ret < 0 ? ret : 0;
 }
 
+int cp_nl_progress_add_sites(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+			     const uint64_t *offsets, unsigned int nr,
+			     const uint64_t *end_offsets, unsigned int nr_end)
+{
+	const struct cp_req_sites begin = { offsets, nr }, end = { end_offsets, nr_end };
+	struct nl_msg *msg = new_msg();
+	int ret;
+
+	if (!msg)
+		return -ENOMEM;
+	ret = send_built(nl, CAUSALPROF_CMD_PROGRESS_ADD, msg,
+			 cp_req_progress_add_sites(msg, id, kind, path, &begin, &end, 0, 0),
+			 NULL, 0);
+	return ret < 0 ? ret : 0;
+}
+
 int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
 		       uint64_t offset, uint64_t end_offset)
 {

@@ -166,6 +166,20 @@
  *                               inside an executable segment
  *       CAUSALPROF_PP_A_END_OFFSET: NLA_U64, latency points only (required
  *                                   there): the end probe
+ *       CAUSALPROF_PP_A_SITES: NLA_NESTED, optional: more sites of the
+ *                              (begin) probe, one uprobe each, any hit of
+ *                              which is a hit of the probe (a function's
+ *                              exits: cprof's FUNC%return), of
+ *         CAUSALPROF_SITES_A_OFFSET: NLA_U64, one site each, checked as
+ *                                    OFFSET is
+ *                              With OFFSET, at most CAUSALPROF_MAX_SITES
+ *                              sites; an empty nest, more sites, or an
+ *                              offset twice: -EINVAL. A site uprobes
+ *                              refuses fails the point (its other sites
+ *                              removed first).
+ *       CAUSALPROF_PP_A_END_SITES: NLA_NESTED, latency points only, with
+ *                                  END_OFFSET: the same for the end probe;
+ *                                  no offset may be a site of both probes
  *       CAUSALPROF_PP_A_VISIT_NS: NLA_U32, optional, at most
  *                                 CAUSALPROF_MAX_VISIT_NS: what a hit of
  *                                 the (begin) probe costs the thread that
@@ -203,6 +217,7 @@
 #define CAUSALPROF_MAX_EVENTS		8
 #define CAUSALPROF_MAX_STACK		127
 #define CAUSALPROF_MAX_RANGES		16	/* per experiment */
+#define CAUSALPROF_MAX_SITES		64	/* per probe of a progress point */
 
 enum causalprof_cmd {
 	CAUSALPROF_CMD_UNSPEC,
@@ -344,9 +359,20 @@ enum causalprof_pp_attr {
 	CAUSALPROF_PP_A_END_OFFSET,
 	CAUSALPROF_PP_A_VISIT_NS,
 	CAUSALPROF_PP_A_END_VISIT_NS,
+	CAUSALPROF_PP_A_SITES,
+	CAUSALPROF_PP_A_END_SITES,
 	__CAUSALPROF_PP_A_LAST
 };
 #define CAUSALPROF_PP_A_MAX (__CAUSALPROF_PP_A_LAST - 1)
+
+/* Inside CAUSALPROF_PP_A_SITES and CAUSALPROF_PP_A_END_SITES */
+enum causalprof_sites_attr {
+	CAUSALPROF_SITES_A_UNSPEC,
+	CAUSALPROF_SITES_A_PAD,
+	CAUSALPROF_SITES_A_OFFSET,
+	__CAUSALPROF_SITES_A_LAST
+};
+#define CAUSALPROF_SITES_A_MAX (__CAUSALPROF_SITES_A_LAST - 1)
 
 /* The most a visit of a probe may be said to cost (CAUSALPROF_PP_A_VISIT_NS), ns */
 #define CAUSALPROF_MAX_VISIT_NS	10000000
