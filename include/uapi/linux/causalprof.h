@@ -599,8 +599,9 @@ struct causalprof_end {
  * named by id, a 64-bit hash of its frames, nr_kernel, nr_user, sflags
  * and Go labels: the same stack has the same id on every CPU of a
  * session. A STACK record carries the frames of an id, laid out as a
- * SAMPLE's ips[] (and its Go labels after them, as a SAMPLE's); each CPU sends the STACK of an id the first time one of
- * its samples has that stack (so the same STACK may come once per CPU),
+ * SAMPLE's ips[] (and its Go labels after them, as a SAMPLE's); each
+ * CPU sends the STACK of an id the first time one of its samples has
+ * that stack (so the same STACK may come once per CPU),
  * in the same or an earlier message than the first COUNT that names it:
  * a reader keeps the STACKs it has seen for the whole session. A reader
  * that finds a COUNT whose id it has no STACK for has a damaged stream.
