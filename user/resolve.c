@@ -358,7 +358,8 @@ static bool raw_eq(const void *ctx, uint32_t idx, const void *key)
 	return raw->spid == s->pid && raw->epoch == k->epoch && raw->nr_kernel == s->nr_kernel &&
 	       raw->nr_user == s->nr_user && raw->event == s->event && raw->pid == k->l.pid &&
 	       raw->tid == k->l.tid && raw->comm == k->l.comm && raw->nr_go == k->l.nr_go &&
-	       !memcmp(&r->raw_go[raw->go], k->go, k->l.nr_go * sizeof(k->go[0])) &&
+	       (!k->l.nr_go ||
+		!memcmp(&r->raw_go[raw->go], k->go, k->l.nr_go * sizeof(k->go[0]))) &&
 	       !memcmp(&r->raw_ips[raw->ips], s->ips,
 		       (s->nr_kernel + s->nr_user) * sizeof(*s->ips));
 }
