@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // What the Go ground truths share (gt_chan.go, gt_mutex.go; built with
-// each), as gt.h for the C ones: the options every one takes (-d SEC, -n
-// EVENTS, -u ITERS per unit of work, -P GOMAXPROCS), the knobs' checks,
-// the work's length and the exit line,
+// each), as gt.h for the C ones: the progress point, the options every
+// one takes (-d SEC, -n EVENTS, -u ITERS per unit of work, -P GOMAXPROCS),
+// the knobs' checks, the work's length and the exit line,
 //
 //	events E elapsed_ns NS rate R
 package main
@@ -15,6 +15,19 @@ import (
 	"runtime"
 	"time"
 )
+
+var (
+	sink   uint64 // what the work computes, kept
+	events uint64 // progress() calls
+	stop   int32  // set (atomically) when the run is over
+)
+
+// progress: one event, the progress point (--progress main.progress).
+//
+//go:noinline
+func progress() {
+	events++
+}
 
 type gtOpts struct {
 	secs  int

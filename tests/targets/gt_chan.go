@@ -25,12 +25,6 @@ import (
 	"time"
 )
 
-var (
-	sink   uint64
-	events uint64
-	stop   int32
-)
-
 //go:noinline
 func produce(n int) {
 	x := sink
@@ -43,11 +37,6 @@ func consume(n int) {
 	x := sink
 	for i := 0; i < n; i++ { x = x*6364136223846793005 + 1442695040888963407 } /* consume line */
 	sink = x
-}
-
-//go:noinline
-func progress() {
-	events++
 }
 
 func main() {

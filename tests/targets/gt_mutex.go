@@ -25,12 +25,7 @@ import (
 	"time"
 )
 
-var (
-	sink   uint64
-	events uint64
-	stop   int32
-	mu     sync.Mutex
-)
+var mu sync.Mutex
 
 //go:noinline
 func crit(n int) {
@@ -44,11 +39,6 @@ func other(n int) uint64 {
 	x := uint64(n)
 	for i := 0; i < n; i++ { x = x*6364136223846793005 + 1442695040888963407 } /* other line */
 	return x
-}
-
-//go:noinline
-func progress() {
-	events++
 }
 
 func main() {
