@@ -1216,7 +1216,15 @@ static void go_tag(struct cp_gtoken *g, u32 id, u32 state, s64 owes, pid_t waker
 	WRITE_ONCE(g->waker, waker);
 	WRITE_ONCE(g->debt, debt);
 	WRITE_ONCE(g->ns, ktime_get_mono_fast_ns());
+	/* The rest before the id: pairs with go_current(). */
 	smp_store_release(&g->exp, id);
+}
+
+/* Whether g's token belongs to experiment id. */
+static bool go_current(struct cp_gtoken *g, u32 id)
+{
+	/* Pairs with go_tag()'s release: the rest is the experiment's. */
+	return smp_load_acquire(&g->exp) == id;
 }
 
 /* The thread current runs as in experiment id, inserted if asked; NULL if none. */
@@ -1260,7 +1268,7 @@ void cp_causal_go_ready(struct cp_gtoken *g)
 		return;
 	global = atomic64_read(&exp.global);
 	debt = w ? max_t(s64, owed(w), 0) : 0;
-	if (smp_load_acquire(&g->exp) != id || READ_ONCE(g->state) == CP_G_RUNNING) {
+	if (!go_current(g, id) || READ_ONCE(g->state) == CP_G_RUNNING) {
 		go_tag(g, id, CP_G_RUNNABLE, debt, current->pid, debt);
 		atomic64_inc(&exp.inherited);
 		return;
@@ -1303,7 +1311,7 @@ void cp_causal_go_run(struct cp_gtoken *g)
 	struct cp_task *t;
 	pid_t waker;
 
-	if (!id || !READ_ONCE(inherit) || smp_load_acquire(&g->exp) != id ||
+	if (!id || !READ_ONCE(inherit) || !go_current(g, id) ||
 	    READ_ONCE(g->state) == CP_G_RUNNING)
 		return;
 	t = go_thread(id, true);

@@ -127,6 +127,7 @@ static struct cp_gtoken *token(struct cp_gohooks *gh, unsigned long g)
 
 	for (i = 0; i < GO_SPAN; i++) {
 		s = &gh->slots[(h + i) & mask];
+		/* Pairs with the release below: its tgid and token are set. */
 		if (!smp_load_acquire(&s->g))
 			break;
 		if (s->g == g && READ_ONCE(s->tgid) == tgid)
@@ -138,6 +139,7 @@ static struct cp_gtoken *token(struct cp_gohooks *gh, unsigned long g)
 		if (!s->g) {
 			WRITE_ONCE(s->tgid, tgid);
 			memset(&s->tok, 0, sizeof(s->tok));
+			/* Its tgid and token before it is found. */
 			smp_store_release(&s->g, g);
 			break;
 		}
