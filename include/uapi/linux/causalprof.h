@@ -217,7 +217,8 @@
  *                             them, one uprobe each
  *         CAUSALPROF_GOHOOK_A_KIND: NLA_U32, required, enum
  *                                   causalprof_go_hook (above its last:
- *                                   -EINVAL)
+ *                                   -ERANGE, the policy's "integer out
+ *                                   of range")
  *         CAUSALPROF_GOHOOK_A_OFFSET: NLA_U64, required, file offset of an
  *                                     instruction where RAX holds the
  *                                     goroutine (its g) the kind says,
