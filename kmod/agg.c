@@ -88,7 +88,7 @@ static struct {
 } tables;
 
 /*
- * A stack's id: SipHash of its frames and shape under a key drawn at each
+ * A stack's id: SipHash of its frames, shape and Go labels under a key drawn at each
  * session's start. The profiled processes choose their user frames (a
  * frame-pointer chain is data on their stack); with a hash they could
  * compute, one could forge a chain whose id is another stack's, and the
@@ -97,11 +97,13 @@ static struct {
  * pair). Some 1.5 cycles a byte, in the handler: a 128-frame stack costs
  * about a microsecond.
  */
-u64 cp_agg_hash(const u64 *ips, unsigned int nk, unsigned int nu, u8 sflags)
+u64 cp_agg_hash(const struct cp_agg_sample *s)
 {
-	u64 h = siphash(ips, (nk + nu) * sizeof(*ips), &tables.key);
+	u64 h = siphash(s->ips, (s->nk + s->nu) * sizeof(*s->ips), &tables.key);
 
-	h = siphash_2u64(h, (u64)nk << 32 | (u64)nu << 16 | sflags, &tables.key);
+	h = siphash_2u64(h, (u64)s->nk << 32 | (u64)s->nu << 16 | s->sflags, &tables.key);
+	if (s->labels_size)
+		h = siphash_2u64(h, siphash(s->labels, s->labels_size, &tables.key), &tables.key);
 	return h ?: 1;
 }
 
@@ -148,7 +150,7 @@ static struct causalprof_stack *put_stack(struct cp_ring *ring, const struct cp_
 					  u64 id, bool remembered, unsigned long *next)
 {
 	struct causalprof_stack *rec;
-	u32 size = struct_size(rec, ips, s->nk + s->nu);
+	u32 size = struct_size(rec, ips, s->nk + s->nu) + s->labels_size;
 
 	rec = cp_ring_reserve(ring, size, next);
 	if (!rec)
@@ -163,6 +165,7 @@ static struct causalprof_stack *put_stack(struct cp_ring *ring, const struct cp_
 	rec->nr_kernel = s->nk;
 	rec->nr_user = s->nu;
 	memcpy(rec->ips, s->ips, (s->nk + s->nu) * sizeof(u64));
+	memcpy(&rec->ips[s->nk + s->nu], s->labels, s->labels_size);
 	return rec;
 }
 
@@ -185,7 +188,7 @@ enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sampl
 	/* A CPU that came online after the start has no tables. */
 	if (unlikely(!ac->seen))
 		return CP_AGG_FULL;
-	id = cp_agg_hash(s->ips, s->nk, s->nu, s->sflags);
+	id = cp_agg_hash(s);
 	h = key_hash(id, s->tid, s->event);
 	WRITE_ONCE(ac->seq, ac->seq + 1);
 	/* Pairs with the drain's smp_mb() in swap_tables(): see the header. */

@@ -20,6 +20,8 @@ struct cp_ring;
 struct cp_agg_sample {
 	const u64 *ips;
 	unsigned int nk, nu;
+	const void *labels;	/* Go labels after ips[] (golabels.c) */
+	unsigned int labels_size;	/* bytes, a multiple of 8; 0: none */
 	u64 time_ns;
 	u64 period;
 	u32 pid, tid;
@@ -36,7 +38,7 @@ enum cp_agg_result {
 
 int cp_agg_start(u32 entries);
 void cp_agg_free(void);
-u64 cp_agg_hash(const u64 *ips, unsigned int nk, unsigned int nu, u8 sflags);
+u64 cp_agg_hash(const struct cp_agg_sample *s);
 
 /* The handler's side: *next is 0 unless a STACK went into ring. */
 enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sample *s,

@@ -41,11 +41,20 @@ static const struct nla_policy events_policy[CAUSALPROF_EVENTS_A_MAX + 1] = {
 	[CAUSALPROF_EVENTS_A_EVENT]	= NLA_POLICY_NESTED(event_policy),
 };
 
+static const struct nla_policy go_policy[CAUSALPROF_GO_A_MAX + 1] = {
+	[CAUSALPROF_GO_A_FORMAT]	= { .type = NLA_U32 },
+	[CAUSALPROF_GO_A_TLS_G]		= { .type = NLA_S32 },
+	[CAUSALPROF_GO_A_G_M]		= { .type = NLA_U32 },
+	[CAUSALPROF_GO_A_M_CURG]	= { .type = NLA_U32 },
+	[CAUSALPROF_GO_A_G_LABELS]	= { .type = NLA_U32 },
+};
+
 static const struct nla_policy start_policy[CAUSALPROF_A_MAX + 1] = {
 	[CAUSALPROF_A_TARGET_PID]	= { .type = NLA_U32 },
 	[CAUSALPROF_A_FLAGS]		= NLA_POLICY_MASK(NLA_U32, __CAUSALPROF_F_ALL),
 	[CAUSALPROF_A_EVENTS]		= NLA_POLICY_NESTED(events_policy),
 	[CAUSALPROF_A_AGG_ENTRIES]	= { .type = NLA_U32 },
+	[CAUSALPROF_A_GO_LABELS]	= NLA_POLICY_NESTED(go_policy),
 };
 
 static const struct nla_policy range_policy[CAUSALPROF_RANGE_A_MAX + 1] = {
@@ -104,13 +113,13 @@ static const struct nla_policy gohook_policy[CAUSALPROF_GOHOOK_A_MAX + 1] = {
 	[CAUSALPROF_GOHOOK_A_OFFSET]	= { .type = NLA_U64 },
 };
 
-static const struct nla_policy go_policy[CAUSALPROF_GO_A_MAX + 1] = {
-	[CAUSALPROF_GO_A_PATH]		= { .type = NLA_NUL_STRING, .len = PATH_MAX - 1 },
-	[CAUSALPROF_GO_A_HOOK]		= NLA_POLICY_NESTED(gohook_policy),
+static const struct nla_policy gohooks_policy[CAUSALPROF_GOHOOKS_A_MAX + 1] = {
+	[CAUSALPROF_GOHOOKS_A_PATH]		= { .type = NLA_NUL_STRING, .len = PATH_MAX - 1 },
+	[CAUSALPROF_GOHOOKS_A_HOOK]		= NLA_POLICY_NESTED(gohook_policy),
 };
 
 static const struct nla_policy go_hooks_policy[CAUSALPROF_A_MAX + 1] = {
-	[CAUSALPROF_A_GO]		= NLA_POLICY_NESTED(go_policy),
+	[CAUSALPROF_A_GO_HOOKS]	= NLA_POLICY_NESTED(gohooks_policy),
 };
 
 static struct genl_family genl_family;
@@ -260,6 +269,71 @@ static int parse_events(const struct nlattr *events, struct cp_config *cfg,
 	return 0;
 }
 
+/*
+ * A field offset of CAUSALPROF_A_GO_LABELS into *off: below 4096, a
+ * multiple of 8. A macro: extack messages are string literals (6.1's
+ * extack keeps a pointer to one, not a formatted copy).
+ */
+#define PARSE_GO_OFFSET(nest, tb, attr, off, extack) ({				\
+	int __ret = -EINVAL;							\
+										\
+	if (NL_REQ_ATTR_CHECK(extack, nest, tb, attr)) {			\
+		NL_SET_ERR_MSG(extack, "CAUSALPROF_A_GO_LABELS without " #attr);	\
+	} else {								\
+		*(off) = nla_get_u32(tb[attr]);					\
+		if (*(off) < 4096 && !(*(off) % 8))				\
+			__ret = 0;						\
+		else								\
+			NL_SET_ERR_MSG_ATTR(extack, tb[attr], #attr		\
+					    " is not below 4096 and a multiple of 8");	\
+	}									\
+	__ret;									\
+})
+
+static int parse_go(const struct nlattr *nest, struct cp_config *cfg,
+		    struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[CAUSALPROF_GO_A_MAX + 1];
+	struct cp_go_layout *go = &cfg->go;
+	int ret;
+
+	if (cfg->flags & CAUSALPROF_F_SYSTEM_WIDE) {
+		NL_SET_ERR_MSG_ATTR(extack, nest,
+				    "CAUSALPROF_A_GO_LABELS needs a target, not CAUSALPROF_F_SYSTEM_WIDE");
+		return -EINVAL;
+	}
+	if (!IS_ENABLED(CONFIG_X86_64)) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "Go labels are read on x86-64 only");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(tb, CAUSALPROF_GO_A_MAX, nest, go_policy, extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_GO_A_FORMAT)) {
+		NL_SET_ERR_MSG(extack, "CAUSALPROF_A_GO_LABELS without CAUSALPROF_GO_A_FORMAT");
+		return -EINVAL;
+	}
+	go->format = nla_get_u32(tb[CAUSALPROF_GO_A_FORMAT]);
+	if (go->format != CAUSALPROF_GO_FORMAT_MAP) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_GO_A_FORMAT],
+				    "CAUSALPROF_GO_A_FORMAT is not a known format");
+		return -EINVAL;
+	}
+	if (NL_REQ_ATTR_CHECK(extack, nest, tb, CAUSALPROF_GO_A_TLS_G)) {
+		NL_SET_ERR_MSG(extack, "CAUSALPROF_A_GO_LABELS without CAUSALPROF_GO_A_TLS_G");
+		return -EINVAL;
+	}
+	go->tls_g = nla_get_s32(tb[CAUSALPROF_GO_A_TLS_G]);
+	if (go->tls_g < -4096 || go->tls_g > -8 || go->tls_g % 8) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[CAUSALPROF_GO_A_TLS_G],
+				    "CAUSALPROF_GO_A_TLS_G is not within -4096 to -8 and a multiple of 8");
+		return -EINVAL;
+	}
+	return PARSE_GO_OFFSET(nest, tb, CAUSALPROF_GO_A_G_M, &go->g_m, extack) ?:
+	       PARSE_GO_OFFSET(nest, tb, CAUSALPROF_GO_A_M_CURG, &go->m_curg, extack) ?:
+	       PARSE_GO_OFFSET(nest, tb, CAUSALPROF_GO_A_G_LABELS, &go->g_labels, extack);
+}
+
 static int parse_start(struct genl_info *info, struct cp_config *cfg)
 {
 	struct nlattr **attrs = info->attrs;
@@ -300,6 +374,12 @@ static int parse_start(struct genl_info *info, struct cp_config *cfg)
 					    "CAUSALPROF_A_AGG_ENTRIES is not within 16 to 65536");
 			return -EINVAL;
 		}
+	}
+	if (attrs[CAUSALPROF_A_GO_LABELS]) {
+		int ret = parse_go(attrs[CAUSALPROF_A_GO_LABELS], cfg, info->extack);
+
+		if (ret)
+			return ret;
 	}
 	if (attrs[CAUSALPROF_A_EVENTS])
 		return parse_events(attrs[CAUSALPROF_A_EVENTS], cfg, info->extack);
@@ -651,7 +731,7 @@ static int del_progress(struct sk_buff *skb, struct genl_info *info)
 	return cp_session_progress_del(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), extack);
 }
 
-/* CAUSALPROF_A_GO's hooks into sites (room for CAUSALPROF_MAX_GO_HOOKS): how many, or -errno. */
+/* CAUSALPROF_A_GO_HOOKS's hooks into sites (room for CAUSALPROF_MAX_GO_HOOKS): how many, or -errno. */
 static int parse_go_hooks(const struct nlattr *go, struct cp_go_site *sites,
 			  struct netlink_ext_ack *extack)
 {
@@ -660,11 +740,11 @@ static int parse_go_hooks(const struct nlattr *go, struct cp_go_site *sites,
 	int rem, n = 0, ret;
 
 	nla_for_each_nested(attr, go, rem) {
-		if (nla_type(attr) != CAUSALPROF_GO_A_HOOK)
+		if (nla_type(attr) != CAUSALPROF_GOHOOKS_A_HOOK)
 			continue;
 		if (n == CAUSALPROF_MAX_GO_HOOKS) {
 			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "more than 32 CAUSALPROF_GO_A_HOOK (CAUSALPROF_MAX_GO_HOOKS)");
+					    "more than 32 CAUSALPROF_GOHOOKS_A_HOOK (CAUSALPROF_MAX_GO_HOOKS)");
 			return -EINVAL;
 		}
 		ret = nla_parse_nested(tb, CAUSALPROF_GOHOOK_A_MAX, attr, gohook_policy, extack);
@@ -680,7 +760,7 @@ static int parse_go_hooks(const struct nlattr *go, struct cp_go_site *sites,
 		sites[n++].offset = nla_get_u64(tb[CAUSALPROF_GOHOOK_A_OFFSET]);
 	}
 	if (!n) {
-		NL_SET_ERR_MSG_ATTR(extack, go, "no CAUSALPROF_GO_A_HOOK");
+		NL_SET_ERR_MSG_ATTR(extack, go, "no CAUSALPROF_GOHOOKS_A_HOOK");
 		return -EINVAL;
 	}
 	return n;
@@ -689,27 +769,27 @@ static int parse_go_hooks(const struct nlattr *go, struct cp_go_site *sites,
 static int go_hooks(struct sk_buff *skb, struct genl_info *info)
 {
 	struct cp_go_site sites[CAUSALPROF_MAX_GO_HOOKS];
-	struct nlattr *tb[CAUSALPROF_GO_A_MAX + 1];
+	struct nlattr *tb[CAUSALPROF_GOHOOKS_A_MAX + 1];
 	struct netlink_ext_ack *extack = info->extack;
 	const struct cp_owner who = sender(skb, info);
-	struct nlattr *go = info->attrs[CAUSALPROF_A_GO];
+	struct nlattr *go = info->attrs[CAUSALPROF_A_GO_HOOKS];
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, CAUSALPROF_A_GO)) {
-		GENL_SET_ERR_MSG(info, "CAUSALPROF_A_GO is missing");
+	if (GENL_REQ_ATTR_CHECK(info, CAUSALPROF_A_GO_HOOKS)) {
+		GENL_SET_ERR_MSG(info, "CAUSALPROF_A_GO_HOOKS is missing");
 		return -EINVAL;
 	}
-	ret = nla_parse_nested(tb, CAUSALPROF_GO_A_MAX, go, go_policy, extack);
+	ret = nla_parse_nested(tb, CAUSALPROF_GOHOOKS_A_MAX, go, gohooks_policy, extack);
 	if (ret)
 		return ret;
-	if (NL_REQ_ATTR_CHECK(extack, go, tb, CAUSALPROF_GO_A_PATH)) {
-		NL_SET_ERR_MSG(extack, "CAUSALPROF_GO_A_PATH is missing");
+	if (NL_REQ_ATTR_CHECK(extack, go, tb, CAUSALPROF_GOHOOKS_A_PATH)) {
+		NL_SET_ERR_MSG(extack, "CAUSALPROF_GOHOOKS_A_PATH is missing");
 		return -EINVAL;
 	}
 	ret = parse_go_hooks(go, sites, extack);
 	if (ret < 0)
 		return ret;
-	return cp_session_go_hooks(&who, nla_data(tb[CAUSALPROF_GO_A_PATH]), sites, ret, extack);
+	return cp_session_go_hooks(&who, nla_data(tb[CAUSALPROF_GOHOOKS_A_PATH]), sites, ret, extack);
 }
 
 /*

@@ -8,14 +8,16 @@
  * running. It takes no lock, allocates nothing and never sleeps: it checks
  * that the task is a target, writes one record into its CPU's ring (or,
  * in an aggregated session, counts the sample in its CPU's table: see
- * agg.c), and counts. An NMI that lands while the same CPU's hrtimer handler is busy
- * finds the CPU's scratch space taken and counts its sample as lost, so
- * samples + lost == overflows on every CPU.
+ * agg.c), with a Go target's labels (golabels.c), and counts. An NMI
+ * that lands while the same CPU's hrtimer handler is busy finds the CPU's
+ * scratch space taken and counts its sample as lost, so samples + lost ==
+ * overflows on every CPU.
  */
 
 #include "agg.h"
 #include "causal.h"
 #include "events.h"
+#include "golabels.h"
 #include "ring.h"
 #include "sampler.h"
 #include "shared.h"
@@ -36,6 +38,7 @@
 struct scratch {
 	unsigned long kstack[CP_KSTACK_SCRATCH];
 	u64 ips[2 * CAUSALPROF_MAX_STACK];
+	struct cp_go_scratch go;
 };
 
 struct cpu_events {
@@ -70,7 +73,7 @@ static bool put_sample(struct cp_ring *ring, const struct cp_agg_sample *a, unsi
 		       unsigned long *next)
 {
 	struct causalprof_sample *rec;
-	u32 size = struct_size(rec, ips, a->nk + a->nu);
+	u32 size = struct_size(rec, ips, a->nk + a->nu) + a->labels_size;
 
 	*start = ring->head;
 	rec = cp_ring_reserve(ring, size, next);
@@ -89,6 +92,7 @@ static bool put_sample(struct cp_ring *ring, const struct cp_agg_sample *a, unsi
 	rec->nr_kernel = a->nk;
 	rec->nr_user = a->nu;
 	memcpy(rec->ips, a->ips, (a->nk + a->nu) * sizeof(u64));
+	memcpy(&rec->ips[a->nk + a->nu], a->labels, a->labels_size);
 	cp_ring_commit(ring, *next);
 	return true;
 }
@@ -103,7 +107,7 @@ static bool record_sample(struct cp_cpu_stats *st, unsigned int index, u64 perio
 	struct scratch *s = this_cpu_ptr(counters.scratch);
 	int cpu = smp_processor_id();
 	struct cp_ring *ring = cp_stream_cpu_ring(cpu);
-	unsigned int nk = 0, nu = 0, kmax, umax;
+	unsigned int nk = 0, nu = 0, kmax, umax, labels;
 	unsigned long start = 0, next = 0, used;
 	struct cp_agg_sample a;
 	bool truncated = false;
@@ -116,11 +120,14 @@ static bool record_sample(struct cp_cpu_stats *st, unsigned int index, u64 perio
 		nu = cp_stack_user(regs, s->ips + nk, umax, &truncated);
 	*nkp = nk;
 	*nup = nu;
+	labels = cp_golabels_read(&s->go);
 
 	a = (struct cp_agg_sample){
 		.ips = s->ips,
 		.nk = nk,
 		.nu = nu,
+		.labels = s->go.block,
+		.labels_size = labels,
 		.time_ns = now,
 		.period = period,
 		.pid = current->tgid,
@@ -128,7 +135,8 @@ static bool record_sample(struct cp_cpu_stats *st, unsigned int index, u64 perio
 		.cpu = cpu,
 		.event = index,
 		.sflags = (user_mode(regs) ? CAUSALPROF_SAMPLE_F_USER : 0) |
-			  (truncated ? CAUSALPROF_SAMPLE_F_TRUNCATED : 0),
+			  (truncated ? CAUSALPROF_SAMPLE_F_TRUNCATED : 0) |
+			  (labels ? CAUSALPROF_SAMPLE_F_GO_LABELS : 0),
 	};
 	if (counters.flags & CAUSALPROF_F_AGGREGATE) {
 		switch (cp_agg_sample(ring, &a, &start, &next)) {

@@ -8,6 +8,7 @@
 #include "causal.h"
 #include "events.h"
 #include "gohooks.h"
+#include "golabels.h"
 #include "hooks.h"
 #include "progress.h"
 #include "sampler.h"
@@ -223,9 +224,10 @@ int cp_session_start(const struct cp_config *cfg, struct netlink_ext_ack *extack
 	ret = cp_sideband_dump(all, tgid, extack);
 	if (ret)
 		goto err_stop_hooks;
+	cp_golabels_start(&cfg->go, tgid);
 	ret = cp_sampler_start(cfg, extack);
 	if (ret)
-		goto err_stop_hooks;
+		goto err_stop_golabels;
 
 	sess.target = target;
 	sess.uid = current_euid();
@@ -241,6 +243,8 @@ int cp_session_start(const struct cp_config *cfg, struct netlink_ext_ack *extack
 	mutex_unlock(&sess.lock);
 	return 0;
 
+err_stop_golabels:
+	cp_golabels_stop();
 err_stop_hooks:
 	cp_hooks_stop();
 err_stop_sideband:
@@ -330,6 +334,7 @@ static void stop_locked(void)
 	spin_unlock(&sess.owner_lock);
 
 	cp_sampler_stop();
+	cp_golabels_stop();
 	cp_hooks_stop();
 	cp_sideband_stop();
 	cp_targets_stop();

@@ -45,10 +45,18 @@ struct cp_owner {
 	int (*send)(struct sock *sk, u64 id, const void *recs, size_t len);
 };
 
+/* Where a Go target keeps its labels (CAUSALPROF_A_GO_LABELS); format 0: none. */
+struct cp_go_layout {
+	u32 format;		/* enum causalprof_go_format */
+	s32 tls_g;
+	u32 g_m, m_curg, g_labels;
+};
+
 struct cp_config {
 	u32 flags;		/* CAUSALPROF_F_* */
 	u32 target_pid;		/* in the starter's pid namespace; 0: none */
 	u32 agg_entries;	/* CAUSALPROF_F_AGGREGATE: entries per count table */
+	struct cp_go_layout go;
 	struct cp_owner owner;
 	unsigned int nr_events;
 	struct cp_event events[CAUSALPROF_MAX_EVENTS];

@@ -172,6 +172,85 @@ TEST_F(nl, bad_attr_size)
 }
 
 /*
+ * A SESSION_START with CAUSALPROF_A_GO_LABELS: @fields of them (FORMAT,
+ * TLS_G, G_M, M_CURG, G_LABELS, in that order; fewer leaves the last ones
+ * out) with the values @v, the G_LABELS one @shorty bytes long when not 0;
+ * @pid 0: none. A session it starts is stopped at once.
+ */
+static int start_go(struct cp_nl *nl, pid_t pid, uint32_t flags, const uint32_t *v,
+		    int fields, size_t shorty)
+{
+	static const uint16_t types[] = {
+		CAUSALPROF_GO_A_FORMAT, CAUSALPROF_GO_A_TLS_G, CAUSALPROF_GO_A_G_M,
+		CAUSALPROF_GO_A_M_CURG, CAUSALPROF_GO_A_G_LABELS,
+	};
+	char attrs[128] __attribute__((aligned(4)));
+	size_t len, nest;
+	int i, ret;
+
+	len = pid ? cp_nla_put(attrs, 0, CAUSALPROF_A_TARGET_PID, &pid, sizeof(pid)) : 0;
+	len = cp_nla_put(attrs, len, CAUSALPROF_A_FLAGS, &flags, sizeof(flags));
+	len = cp_nla_nest_start(attrs, len, CAUSALPROF_A_GO_LABELS, &nest);
+	for (i = 0; i < fields; i++)
+		len = cp_nla_put(attrs, len, types[i], &v[i],
+				 i == 4 && shorty ? shorty : sizeof(v[i]));
+	cp_nla_nest_end(attrs, nest, len);
+	ret = cp_nl_request(nl, CAUSALPROF_CMD_SESSION_START, attrs, len, NULL, 0);
+	if (!ret)
+		ret = cp_nl_finish(nl, CP_WAIT_MS);
+	return ret;
+}
+
+/*
+ * CAUSALPROF_A_GO_LABELS: each field checked, its extack message naming
+ * it; a well-formed one starts a session (of a program that is not Go: it
+ * only reads nothing).
+ */
+TEST_F(nl, go_labels)
+{
+	const uint32_t good[] = { CAUSALPROF_GO_FORMAT_MAP, (uint32_t)-8, 48, 192, 352 };
+	static const struct {
+		int field;		/* of good[], changed */
+		uint32_t value;
+		const char *msg;
+	} bad[] = {
+		{ 0, 0, "CAUSALPROF_GO_A_FORMAT is not a known format" },
+		{ 0, 2, "CAUSALPROF_GO_A_FORMAT is not a known format" },
+		{ 1, 0, "CAUSALPROF_GO_A_TLS_G is not within -4096 to -8" },
+		{ 1, (uint32_t)-12, "CAUSALPROF_GO_A_TLS_G is not within -4096 to -8" },
+		{ 1, (uint32_t)-4104, "CAUSALPROF_GO_A_TLS_G is not within -4096 to -8" },
+		{ 2, 4096, "CAUSALPROF_GO_A_G_M is not below 4096" },
+		{ 3, 193, "CAUSALPROF_GO_A_M_CURG is not below 4096 and a multiple of 8" },
+		{ 4, 1U << 31, "CAUSALPROF_GO_A_G_LABELS is not below 4096" },
+	};
+	uint32_t v[5];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(v, good, sizeof(v));
+		v[bad[i].field] = bad[i].value;
+		EXPECT_EQ(-EINVAL, start_go(&self->nl, self->child, 0, v, 5, 0));
+		EXPECT_NE(NULL, strstr(self->nl.extack, bad[i].msg))
+			TH_LOG("field %d: '%s', not '%s'", bad[i].field, self->nl.extack,
+			       bad[i].msg);
+	}
+	/* A field missing, named. */
+	EXPECT_EQ(-EINVAL, start_go(&self->nl, self->child, 0, good, 4, 0));
+	EXPECT_NE(NULL, strstr(self->nl.extack, "without CAUSALPROF_GO_A_G_LABELS"))
+		TH_LOG("'%s'", self->nl.extack);
+	/* The policy: a u16 where a u32 goes. */
+	EXPECT_EQ(-EINVAL, start_go(&self->nl, self->child, 0, good, 5, 2));
+	EXPECT_STRNE("", self->nl.extack);
+	/* System-wide sessions have no target to read. */
+	EXPECT_EQ(-EINVAL, start_go(&self->nl, 0, CAUSALPROF_F_SYSTEM_WIDE, good, 5, 0));
+	EXPECT_NE(NULL, strstr(self->nl.extack, "needs a target")) TH_LOG("'%s'",
+									 self->nl.extack);
+	ASSERT_EQ(0, cp_wait_state("idle", 0));
+	ASSERT_EQ(0, start_go(&self->nl, self->child, 0, good, 5, 0)) TH_LOG("'%s'",
+									     self->nl.extack);
+}
+
+/*
  * Commands that take no attribute refuse one, with the kernel's message, and
  * do nothing: the session a refused SESSION_STOP names goes on.
  */

@@ -136,14 +136,8 @@ go_exits()
 # usage DESCRIPTION PATTERN SPEC: --progress SPEC is refused (exit 2, PATTERN said).
 usage()
 {
-	timeout 60 "$CPROF" record --causal -o "$tmp/u.data" --progress "$3" \
-		-- "$retcount" "$tmp/u" 0 0 0 > /dev/null 2> "$tmp/u.err"
-	rc=$?
-	if [ "$rc" -ne 2 ] || ! grep -q -- "$2" "$tmp/u.err"; then
-		say "$1: exit $rc (want 2), stderr (want '$2'):"
-		show "$tmp/u.err"
-		return 1
-	fi
+	usage_error "$2" timeout 60 "$CPROF" record --causal -o "$tmp/u.data" \
+		--progress "$3" -- "$retcount" "$tmp/u" 0 0 0 || { say "($1)"; return 1; }
 }
 
 test_refused()

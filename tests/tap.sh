@@ -27,6 +27,21 @@ show()
 	sed 's/^/#   /' "$1"
 }
 
+# usage_error PATTERN CMD [ARG...]: CMD exits 2 (a usage error) with
+# PATTERN (grep) on its stderr; else says what it did and returns 1.
+usage_error()
+{
+	pattern=$1
+	shift
+	"$@" > /dev/null 2> "$tmp/usage.err"
+	rc=$?
+	if [ "$rc" -ne 2 ] || ! grep -q -- "$pattern" "$tmp/usage.err"; then
+		say "$*: exit $rc (want 2 and '$pattern'), stderr:"
+		show "$tmp/usage.err"
+		return 1
+	fi
+}
+
 # run_test NAME FUNCTION [ARG...]: the function, run with the ARGs, returns
 # 0 (pass), 1 (fail) or 4 (skip, the reason in $reason).
 run_test()

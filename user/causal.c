@@ -694,7 +694,7 @@ static int prof_line(struct causal *c, unsigned int pi, const struct cline *l)
 	if (loc < 0)
 		return -ENOMEM;
 	id = loc;
-	smp = cp_prof_sample(c->prof, pi, &id, 1, 0, 0, 0);
+	smp = cp_prof_sample(c->prof, pi, &id, 1, NULL);
 	if (smp < 0)
 		return -ENOMEM;
 	for (i = 0, n = 0; i < c->nr_exps; i++)

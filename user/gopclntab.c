@@ -531,6 +531,44 @@ static bool go_sections(Elf *elf)
 	return section_named(elf, names, &sh);
 }
 
+/*
+ * The Go version that built @elf ("go1.19.8"), from .go.buildinfo: its
+ * 32-byte header ("\xff Go buildinf:", pointer size, flags), then, since
+ * Go 1.18 (flags bit 1), the version as a varint length and its bytes.
+ * 0, or -ENODATA (no build info, or of a Go before 1.18).
+ */
+int cp_go_build_version(Elf *elf, char *out, size_t len)
+{
+	static const char *const names[] = { ".go.buildinfo", NULL };
+	static const char magic[] = "\xff Go buildinf:";
+	const unsigned char *p;
+	Elf_Data *d = NULL;
+	uint64_t n = 0;
+	GElf_Shdr sh;
+	size_t i;
+	int shift;
+
+	if (!section_named(elf, names, &sh) || sh.sh_size < 33)
+		return -ENODATA;
+	d = elf_getdata_rawchunk(elf, sh.sh_offset, sh.sh_size, ELF_T_BYTE);
+	if (!d || d->d_size < 33)
+		return -ENODATA;
+	p = d->d_buf;
+	if (memcmp(p, magic, sizeof(magic) - 1) || !(p[15] & 2))
+		return -ENODATA;
+	for (i = 32, shift = 0; i < d->d_size && shift < 35; i++, shift += 7) {
+		n |= (uint64_t)(p[i] & 0x7f) << shift;
+		if (!(p[i] & 0x80))
+			break;
+	}
+	i++;
+	if (i >= d->d_size || !n || n >= len || n > d->d_size - i)
+		return -ENODATA;
+	memcpy(out, p + i, n);
+	out[n] = '\0';
+	return 0;
+}
+
 /* The address of the .text section: the base of entries when the header has none. */
 static uint64_t text_section(Elf *elf)
 {

@@ -34,6 +34,12 @@ struct cp_go_frame {
 int cp_gopcln_open(Elf *elf, struct cp_gopcln **out, char *err, size_t errlen);
 void cp_gopcln_free(struct cp_gopcln *t);
 
+/*
+ * The Go version that built @elf ("go1.19.8") into @out (@len bytes): 0,
+ * or -ENODATA (not Go, or a Go before 1.18).
+ */
+int cp_go_build_version(Elf *elf, char *out, size_t len);
+
 /* "1.16", "1.18", "1.20": the format, as the first Go version that wrote it. */
 const char *cp_gopcln_format(const struct cp_gopcln *t);
 /* Whether inline frames are known (the runtime's module data was found). */

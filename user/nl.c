@@ -370,8 +370,10 @@ static int parse_start(struct cp_nl *nl, struct nlattr **tb, void *arg)
 static int put_start(struct nl_msg *msg, const void *arg)
 {
 	const struct cp_nl_start *start = arg;
+	const struct cp_go_layout *go = start->go;
 	struct cp_req_event evs[CAUSALPROF_MAX_EVENTS];
 	unsigned int i, nr = start->events ? start->events->nr : 0;
+	int ret;
 
 	for (i = 0; i < nr; i++) {
 		const struct cp_event *ev = &start->events->ev[i];
@@ -381,9 +383,12 @@ static int put_start(struct nl_msg *msg, const void *arg)
 			.freq = ev->freq, .name = ev->name,
 		};
 	}
-	return cp_req_session_start(msg, start->flags,
-				    start->flags & CAUSALPROF_F_SYSTEM_WIDE ? 0 : start->target_pid,
-				    start->agg_entries, evs, nr);
+	ret = cp_req_session_start(msg, start->flags,
+				   start->flags & CAUSALPROF_F_SYSTEM_WIDE ? 0 : start->target_pid,
+				   start->agg_entries, evs, nr);
+	if (ret || !go)
+		return ret;
+	return cp_req_go_labels(msg, go->format, go->tls_g, go->g_m, go->m_curg, go->g_labels);
 }
 
 int cp_nl_session_start(struct cp_nl *nl, const struct cp_nl_start *start, uint64_t *id)

@@ -7,6 +7,7 @@
 #include <linux/causalprof.h>
 
 #include "events.h"
+#include "golabels.h"
 
 struct nl_sock;
 struct cp_nl;
@@ -39,6 +40,7 @@ struct cp_nl_start {
 	uint32_t target_pid;		/* unless CAUSALPROF_F_SYSTEM_WIDE */
 	const struct cp_events *events;
 	uint32_t agg_entries;		/* CAUSALPROF_A_AGG_ENTRIES; 0: the default */
+	const struct cp_go_layout *go;	/* CAUSALPROF_A_GO_LABELS; NULL: none */
 };
 
 /* The reply to CAUSALPROF_CMD_GET_STATUS. */

@@ -150,18 +150,31 @@ static void mark(const struct cp_profile *p, struct build *b, uint8_t event, siz
 	}
 }
 
+/* Label @i of the build's, initialized. */
+static Label *new_label(struct build *b, size_t i)
+{
+	perftools__profiles__label__init(&b->labels[i]);
+	b->plabels[i] = &b->labels[i];
+	return &b->labels[i];
+}
+
 static int build_samples(struct cp_profile *p, struct build *b, const struct cp_pprof_info *info,
 			 size_t nr, size_t nr_ids)
 {
 	int64_t key_pid = 0, key_tid = 0, key_comm = 0;
-	size_t i, j, k = 0, ids = 0, nl = info->labels ? 3 : 0;
+	size_t i, j, k = 0, ids = 0, nl = 0, nls = 0, n;
+	Label *l;
 
 	b->samples = calloc(nr ? nr : 1, sizeof(*b->samples));
 	b->psamples = calloc(nr ? nr : 1, sizeof(*b->psamples));
 	b->loc_ids = calloc(nr_ids ? nr_ids : 1, sizeof(*b->loc_ids));
 	b->values = calloc(2 * (nr ? nr : 1), sizeof(*b->values));
-	b->labels = calloc(nl * nr + 1, sizeof(*b->labels));
-	b->plabels = calloc(nl * nr + 1, sizeof(*b->plabels));
+	/* Room for pid, tid and comm (--labels) and a Go program's labels. */
+	for (i = 0; i < p->nr_samples; i++)
+		if (p->samples[i].event == info->event)
+			nl += p->samples[i].nr_labels + (info->labels ? 3 : 0);
+	b->labels = calloc(nl + 1, sizeof(*b->labels));
+	b->plabels = calloc(nl + 1, sizeof(*b->plabels));
 	if (!b->samples || !b->psamples || !b->loc_ids || !b->values || !b->labels || !b->plabels)
 		return -ENOMEM;
 	if (info->labels) {
@@ -186,22 +199,28 @@ static int build_samples(struct cp_profile *p, struct build *b, const struct cp_
 		out->n_value = 2;
 		out->value[0] = clamp(s->count);
 		out->value[1] = clamp(s->weight);
-		if (nl && (s->pid || s->tid)) {
-			Label *l = &b->labels[nl * k];
-
-			for (j = 0; j < nl; j++) {
-				perftools__profiles__label__init(&l[j]);
-				b->plabels[nl * k + j] = &l[j];
-			}
-			l[0].key = key_pid;
-			l[0].num = s->pid;
-			l[1].key = key_tid;
-			l[1].num = s->tid;
-			l[2].key = key_comm;
-			l[2].str = s->comm;
-			out->label = &b->plabels[nl * k];
-			out->n_label = s->comm ? 3 : 2;
+		out->label = &b->plabels[nls];
+		n = 0;
+		for (j = 0; j < s->nr_labels; j++) {
+			l = new_label(b, nls + n++);
+			l->key = p->labels[s->label + j].key;
+			l->str = p->labels[s->label + j].value;
 		}
+		if (info->labels && (s->pid || s->tid)) {
+			l = new_label(b, nls + n++);
+			l->key = key_pid;
+			l->num = s->pid;
+			l = new_label(b, nls + n++);
+			l->key = key_tid;
+			l->num = s->tid;
+			if (s->comm) {
+				l = new_label(b, nls + n++);
+				l->key = key_comm;
+				l->str = s->comm;
+			}
+		}
+		out->n_label = n;
+		nls += n;
 		b->psamples[k++] = out;
 	}
 	b->prof.sample = b->psamples;

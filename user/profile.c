@@ -32,6 +32,7 @@ void cp_prof_free(struct cp_profile *p)
 	free(p->locations);
 	free(p->samples);
 	free(p->loc_ids);
+	free(p->labels);
 	free(p->threads);
 	cp_htab_free(&p->mapping_index);
 	cp_htab_free(&p->function_index);
@@ -146,7 +147,7 @@ int64_t cp_prof_add_location(struct cp_profile *p, uint32_t mapping, uint64_t ad
 struct sample_key {
 	const uint32_t *locs;
 	uint32_t nr;
-	uint32_t pid, tid, comm;
+	const struct cp_prof_sample_labels *l;
 	uint8_t event;
 };
 
@@ -155,39 +156,48 @@ static bool sample_eq(const void *ctx, uint32_t idx, const void *k)
 	const struct cp_profile *p = ctx;
 	const struct cp_prof_sample *s = &p->samples[idx];
 	const struct sample_key *key = k;
+	const struct cp_prof_sample_labels *l = key->l;
 
-	return s->event == key->event && s->nr_locs == key->nr && s->pid == key->pid &&
-	       s->tid == key->tid && s->comm == key->comm &&
-	       (!key->nr || !memcmp(&p->loc_ids[s->loc], key->locs, key->nr * sizeof(*key->locs)));
+	return s->event == key->event && s->nr_locs == key->nr && s->pid == l->pid &&
+	       s->tid == l->tid && s->comm == l->comm && s->nr_labels == l->nr_go &&
+	       (!key->nr || !memcmp(&p->loc_ids[s->loc], key->locs, key->nr * sizeof(*key->locs))) &&
+	       (!l->nr_go || !memcmp(&p->labels[s->label], l->go, l->nr_go * sizeof(*l->go)));
 }
 
 int64_t cp_prof_sample(struct cp_profile *p, uint8_t event, const uint32_t *locs, uint32_t nr,
-		       uint32_t pid, uint32_t tid, uint32_t comm)
+		       const struct cp_prof_sample_labels *labels)
 {
-	struct sample_key key = {
-		.locs = locs, .nr = nr, .pid = pid, .tid = tid, .comm = comm, .event = event,
-	};
+	static const struct cp_prof_sample_labels none;
+	const struct cp_prof_sample_labels *l = labels ? labels : &none;
+	struct sample_key key = { .locs = locs, .nr = nr, .l = l, .event = event };
 	uint64_t hash = cp_hash_u64(CP_HASH_SEED, event);
 	struct cp_prof_sample *s;
 	int64_t i;
 
-	hash = cp_hash_u64(hash, ((uint64_t)pid << 32) | tid);
-	hash = cp_hash_u64(hash, comm);
+	hash = cp_hash_u64(hash, ((uint64_t)l->pid << 32) | l->tid);
+	hash = cp_hash_u64(hash, l->comm);
 	hash = cp_hash_mem(hash, locs, nr * sizeof(*locs));
+	hash = cp_hash_mem(hash, l->go, l->nr_go * sizeof(*l->go));
 	i = cp_htab_find(&p->sample_index, hash, sample_eq, p, &key);
 	if (i >= 0)
 		return i;
 	if (cp_array_reserve(&p->samples, &p->cap_samples, p->nr_samples, 1, sizeof(*s)) ||
 	    cp_array_reserve(&p->loc_ids, &p->cap_loc_ids, p->nr_loc_ids, nr, sizeof(*locs)) ||
+	    cp_array_reserve(&p->labels, &p->cap_labels, p->nr_labels, l->nr_go,
+			     sizeof(*l->go)) ||
 	    cp_htab_add(&p->sample_index, hash, p->nr_samples))
 		return -ENOMEM;
 	s = &p->samples[p->nr_samples];
 	*s = (struct cp_prof_sample){
 		.loc = p->nr_loc_ids, .nr_locs = nr,
-		.pid = pid, .tid = tid, .comm = comm, .event = event,
+		.pid = l->pid, .tid = l->tid, .comm = l->comm, .event = event,
+		.label = p->nr_labels, .nr_labels = l->nr_go,
 	};
 	if (nr)
 		memcpy(&p->loc_ids[p->nr_loc_ids], locs, nr * sizeof(*locs));
+	if (l->nr_go)
+		memcpy(&p->labels[p->nr_labels], l->go, l->nr_go * sizeof(*l->go));
+	p->nr_labels += l->nr_go;
 	p->nr_loc_ids += nr;
 	return p->nr_samples++;
 }

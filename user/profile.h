@@ -44,11 +44,18 @@ struct cp_prof_location {
 	uint32_t name;		/* unknown code: its name in text views ("FILE+0xOFF"), or 0 */
 };
 
+/* A string label: a Go program's pprof label (both strings). */
+struct cp_prof_label {
+	uint32_t key, value;
+};
+
 struct cp_prof_sample {
 	uint32_t loc;		/* first of its location indexes, innermost first */
 	uint32_t nr_locs;
 	uint32_t pid, tid;	/* labels (0 without) */
 	uint32_t comm;
+	uint32_t label;		/* first of its Go labels in labels[], sorted */
+	uint32_t nr_labels;
 	uint8_t event;
 	uint64_t count, weight;
 };
@@ -68,11 +75,12 @@ struct cp_profile {
 	struct cp_prof_location *locations;
 	struct cp_prof_sample *samples;
 	uint32_t *loc_ids;		/* the stacks of the samples */
+	struct cp_prof_label *labels;	/* the Go labels of the samples */
 	struct cp_prof_thread *threads;
 	size_t nr_mappings, nr_functions, nr_lines, nr_locations, nr_samples, nr_loc_ids,
-	       nr_threads;
+	       nr_threads, nr_labels;
 	size_t cap_mappings, cap_functions, cap_lines, cap_locations, cap_samples,
-	       cap_loc_ids, cap_threads;
+	       cap_loc_ids, cap_threads, cap_labels;
 	struct cp_htab mapping_index, function_index, location_index, sample_index,
 		       thread_index;
 };
@@ -91,12 +99,19 @@ int64_t cp_prof_find_location(const struct cp_profile *p, uint32_t mapping, uint
  */
 int64_t cp_prof_add_location(struct cp_profile *p, uint32_t mapping, uint64_t address,
 			     const struct cp_prof_line *lines, uint32_t nr, bool hidden);
+/* A sample's labels: @pid, @tid, @comm (all 0 for none) and its Go labels. */
+struct cp_prof_sample_labels {
+	uint32_t pid, tid, comm;
+	const struct cp_prof_label *go;	/* sorted */
+	uint32_t nr_go;
+};
+
 /*
- * The sample of @event with the stack @locs[@nr] and the labels @pid, @tid,
- * @comm (all 0 for none); added with no count or weight if new.
+ * The sample of @event with the stack @locs[@nr] and the labels @l (NULL:
+ * none); added with no count or weight if new.
  */
 int64_t cp_prof_sample(struct cp_profile *p, uint8_t event, const uint32_t *locs, uint32_t nr,
-		       uint32_t pid, uint32_t tid, uint32_t comm);
+		       const struct cp_prof_sample_labels *l);
 int cp_prof_thread_add(struct cp_profile *p, uint8_t event, uint32_t pid, uint32_t tid,
 		       uint32_t comm, uint64_t count, uint64_t weight);
 

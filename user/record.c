@@ -1407,14 +1407,42 @@ static void status_line(struct record *r, bool final)
  * SESSION_START, once the default event is tried: on a machine without a
  * PMU cycles fails with ENOENT or EOPNOTSUPP, and cpu-clock does instead.
  */
+/*
+ * Where a Go target keeps its goroutines' labels, for the module to read
+ * them at each sample: NULL for a target that is not Go, or whose labels
+ * cprof cannot read (said once).
+ */
+static const struct cp_go_layout *go_layout(struct record *r, struct cp_go_layout *l)
+{
+	char exe[PATH_MAX], link[64], err[PATH_MAX + 256];
+	int ret;
+
+	if (r->flags & CAUSALPROF_F_SYSTEM_WIDE)
+		return NULL;
+	if (r->child > 0) {
+		if (find_command(r->cmd[0], exe))
+			return NULL;
+	} else {
+		snprintf(link, sizeof(link), "/proc/%d/exe", r->pid);
+		if (!realpath(link, exe))
+			return NULL;
+	}
+	ret = cp_go_layout_read(exe, l, err, sizeof(err));
+	if (ret == -EOPNOTSUPP)
+		fprintf(stderr, "%s: no Go labels: %s\n", r->prog, err);
+	return ret ? NULL : l;
+}
+
 static int start_session(struct record *r)
 {
+	struct cp_go_layout go;
 	struct cp_nl_start start = {
 		.flags = r->flags,
 		.target_pid = r->child > 0 ? r->child : r->pid,
 		.events = &r->events,
 		.agg_entries = r->every_on && (r->flags & CAUSALPROF_F_AGGREGATE) ?
 			       EVERY_AGG_ENTRIES : 0,
+		.go = go_layout(r, &go),
 	};
 	char what[512], target[64], list[256];
 	int err;

@@ -41,7 +41,7 @@
 enum report_opt {
 	OPT_INPUT = 'i', OPT_EVENT = 'e', OPT_PPROF = 'o', OPT_VERBOSE = 'v',
 	OPT_LINES = CP_OPT_LONG, OPT_THREADS, OPT_LABELS, OPT_SYMFS, OPT_FORCE, OPT_FRACTION,
-	OPT_CAUSAL, OPT_TOP, OPT_COZ, OPT_COZ_JSONL, OPT_PLOT,
+	OPT_CAUSAL, OPT_TOP, OPT_COZ, OPT_COZ_JSONL, OPT_PLOT, OPT_TAG,
 };
 
 static const struct cp_opt opts[] = {
@@ -59,6 +59,9 @@ static const struct cp_opt opts[] = {
 	       "line's impact (hundredths of a percent; one file per\n"
 	       "progress point, OUT.N.pb.gz for the second on)"),
 	CP_OPT(OPT_LABELS, "labels", NULL, "pprof samples get pid, tid and comm labels"),
+	CP_OPT(OPT_TAG, "tag", "KEY=VALUE",
+	       "only the samples of Go programs whose goroutine had\n"
+	       "the pprof label KEY with VALUE"),
 	CP_OPT(OPT_SYMFS, "symfs", "DIR", "look for the recorded programs and libraries in DIR"),
 	CP_OPT(OPT_FORCE, "force", NULL,
 	       "report a truncated or corrupt recording up to the\n"
@@ -90,9 +93,9 @@ static const struct cp_usage usage = {
 	.name = "cprof report",
 	.usage =
 	"usage: cprof report [-i FILE] [--lines | --threads] [--event EV] [--force]\n"
-	"                    [--node-fraction F] [--symfs DIR]\n"
+	"                    [--node-fraction F] [--symfs DIR] [--tag KEY=VALUE]\n"
 	"       cprof report [-i FILE] --pprof OUT [--labels] [--event EV] [--force]\n"
-	"                    [--symfs DIR]\n"
+	"                    [--symfs DIR] [--tag KEY=VALUE]\n"
 	"       cprof report [-i FILE] --causal [-v] [--top N] [--coz FILE] [--coz-jsonl FILE]\n"
 	"                    [--plot FILE.svg|FILE.html] [--pprof OUT]\n",
 	.about =
@@ -102,7 +105,9 @@ static const struct cp_usage usage = {
 	"from the programs and their debug files (/usr/lib/debug/.build-id/,\n"
 	".gnu_debuglink, debuginfod with DEBUGINFOD_URLS), JIT code from the perf maps\n"
 	"the recording holds; C++ and Rust names demangled; code nothing names as\n"
-	"FILE+0xOFFSET, the file offset of its function's start.\n",
+	"FILE+0xOFFSET, the file offset of its function's start. The samples of a Go\n"
+	"program carry its goroutines' pprof labels: pprof profiles have them as\n"
+	"string labels (go tool pprof -tags, -tagfocus), --tag filters by one.\n",
 	.opts = opts,
 	.notes =
 	"Exit status: 0 success; 1 failure (cannot read, cannot write); 2 usage error,\n"
@@ -330,6 +335,13 @@ static const struct causalprof_sample *usable_sample(struct report *r,
 	return s;
 }
 
+static bool bad_go_labels(const struct causalprof_sample *s)
+{
+	struct cp_go_label go[CAUSALPROF_GO_LABELS_MAX];
+
+	return cp_go_labels(s, go, &(bool){ false }) < 0;
+}
+
 /* A causal experiment's result: only listed, in the text report's header. */
 static int take_experiment(struct report *r, const struct causalprof_record_hdr *h,
 			   uint64_t off)
@@ -372,6 +384,8 @@ static int take_record(struct report *r, const struct causalprof_record_hdr *h, 
 		if (!usable_sample(r, h, &count))
 			return malformed(r, off, "a SAMPLE of event %u; the recording has %u event%s",
 					 s->event, r->nr_events, r->nr_events == 1 ? "" : "s");
+		if (bad_go_labels(s))
+			return malformed(r, off, "a SAMPLE whose Go labels do not fit it");
 		r->samples++;
 		if (s->event >= r->max_event)
 			r->max_event = s->event + 1;
@@ -395,6 +409,8 @@ static int take_record(struct report *r, const struct causalprof_record_hdr *h, 
 			return malformed(r, off, "a COUNT of event %u; the recording has %u event%s",
 					 c->event, r->nr_events, r->nr_events == 1 ? "" : "s");
 		}
+		if (bad_go_labels(usable_sample(r, h, &count)))
+			return malformed(r, off, "a STACK whose Go labels do not fit it");
 		r->samples += count;
 		if (c->event >= r->max_event)
 			r->max_event = c->event + 1;
@@ -541,9 +557,17 @@ static int check_sample(struct report *r, const struct causalprof_sample *s, str
 static int resolve_sample(struct report *r, const struct causalprof_sample *s, struct cp_key at,
 			  uint64_t count)
 {
+	struct cp_go_label go[CAUSALPROF_GO_LABELS_MAX];
+	int nr = cp_go_labels(s, go, &(bool){ false });
+
+	/* take_record() checked the block: never -EBADMSG here. */
+	if (nr < 0)
+		nr = 0;
+	if (r->o->tag && !cp_go_tag_match(r->o->tag, go, nr))
+		return 0;
 	r->ev[s->event].samples += count;
 	r->ev[s->event].weight += s->period;
-	return cp_resolve_sample(&r->res, s, at, count);
+	return cp_resolve_sample(&r->res, s, at, count, go, nr);
 }
 
 /*
@@ -595,7 +619,8 @@ static int book_lost(struct report *r)
 	/* What the module counted but never reached the file is lost too. */
 	if (whole && r->end_samples > r->samples)
 		lost += r->end_samples - r->samples;
-	if (!lost)
+	/* Whose labels lost samples had is not known: --tag leaves them out. */
+	if (!lost || r->o->tag)
 		return 0;
 	for (i = 0; i < r->nr_events; i++) {
 		if (r->ev[i].samples > r->ev[heaviest].samples)
@@ -1066,6 +1091,7 @@ int cmd_report(int argc, char *argv[])
 	struct cp_rec_reader rd;
 	struct cp_causal_opts co = { .top = 10 };
 	bool lines = false, threads = false;
+	struct cp_go_tag tag;
 	unsigned long top;
 	int c, err, ret;
 
@@ -1091,6 +1117,14 @@ int cmd_report(int argc, char *argv[])
 			break;
 		case OPT_SYMFS:
 			o.symfs = optarg;
+			break;
+		case OPT_TAG:
+			if (o.tag)
+				return cp_usage_error(&usage, "--tag is given once");
+			if (cp_go_tag_parse(optarg, &tag))
+				return cp_usage_error(&usage, "--tag takes KEY=VALUE (a pprof label), not '%s'",
+						      optarg);
+			o.tag = &tag;
 			break;
 		case OPT_FORCE:
 			o.force = true;
@@ -1143,7 +1177,7 @@ int cmd_report(int argc, char *argv[])
 	if (co.verbose && !co.table)
 		return cp_usage_error(&usage, "-v is for --causal");
 	if ((co.table || co.coz || co.coz_jsonl || co.plot) &&
-	    (lines || threads || o.labels || o.event || (o.pprof && !co.table)))
+	    (lines || threads || o.labels || o.event || o.tag || (o.pprof && !co.table)))
 		return cp_usage_error(&usage, "--causal, --coz, --coz-jsonl and --plot go with -i, --top and (--causal) --pprof only");
 	o.view = lines ? CP_VIEW_LINES : threads ? CP_VIEW_THREADS : CP_VIEW_FUNCTIONS;
 

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "golabels.h"
 #include "ksyms.h"
 #include "recording.h"
 #include "symbolize.h"
@@ -24,6 +25,7 @@ struct cp_report_opts {
 	enum cp_view view;
 	double fraction;	/* of the total under which nodes are left out */
 	bool labels;		/* pprof samples get pid, tid and comm labels */
+	const struct cp_go_tag *tag;	/* only samples with this Go label; NULL: all */
 	bool force;		/* report what precedes damage instead of failing */
 	/*
 	 * One interval of a session (cprof record --every): no END record is

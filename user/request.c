@@ -57,6 +57,22 @@ int cp_req_session_start(struct nl_msg *msg, uint32_t flags, uint32_t target_pid
 	return 0;
 }
 
+int cp_req_go_labels(struct nl_msg *msg, uint32_t format, int32_t tls_g, uint32_t g_m,
+		     uint32_t m_curg, uint32_t g_labels)
+{
+	struct nlattr *go = nla_nest_start(msg, CAUSALPROF_A_GO_LABELS);
+
+	if (!go ||
+	    nla_put_u32(msg, CAUSALPROF_GO_A_FORMAT, format) ||
+	    nla_put_s32(msg, CAUSALPROF_GO_A_TLS_G, tls_g) ||
+	    nla_put_u32(msg, CAUSALPROF_GO_A_G_M, g_m) ||
+	    nla_put_u32(msg, CAUSALPROF_GO_A_M_CURG, m_curg) ||
+	    nla_put_u32(msg, CAUSALPROF_GO_A_G_LABELS, g_labels))
+		return -EMSGSIZE;
+	nla_nest_end(msg, go);
+	return 0;
+}
+
 int cp_req_experiment_start(struct nl_msg *msg, uint32_t speedup,
 			    const struct causalprof_exp_range *ranges, unsigned int nr)
 {
@@ -142,13 +158,13 @@ int cp_req_progress_del(struct nl_msg *msg, uint32_t id)
 int cp_req_go_hooks(struct nl_msg *msg, const char *path, const uint32_t *kinds,
 		    const uint64_t *offsets, unsigned int nr)
 {
-	struct nlattr *go = nla_nest_start(msg, CAUSALPROF_A_GO), *hook;
+	struct nlattr *go = nla_nest_start(msg, CAUSALPROF_A_GO_HOOKS), *hook;
 	unsigned int i;
 
-	if (!go || nla_put_string(msg, CAUSALPROF_GO_A_PATH, path))
+	if (!go || nla_put_string(msg, CAUSALPROF_GOHOOKS_A_PATH, path))
 		return -EMSGSIZE;
 	for (i = 0; i < nr; i++) {
-		hook = nla_nest_start(msg, CAUSALPROF_GO_A_HOOK);
+		hook = nla_nest_start(msg, CAUSALPROF_GOHOOKS_A_HOOK);
 		if (!hook || nla_put_u32(msg, CAUSALPROF_GOHOOK_A_KIND, kinds[i]) ||
 		    nla_put_u64(msg, CAUSALPROF_GOHOOK_A_OFFSET, offsets[i]))
 			return -EMSGSIZE;

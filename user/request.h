@@ -35,6 +35,9 @@ struct cp_req_event {
  */
 int cp_req_session_start(struct nl_msg *msg, uint32_t flags, uint32_t target_pid,
 			 uint32_t agg_entries, const struct cp_req_event *evs, unsigned int nr);
+/* SESSION_START's CAUSALPROF_A_GO_LABELS: where a Go target keeps its labels. */
+int cp_req_go_labels(struct nl_msg *msg, uint32_t format, int32_t tls_g, uint32_t g_m,
+		     uint32_t m_curg, uint32_t g_labels);
 /* EXPERIMENT_START: @speedup per mille, @nr ranges (their pad unsent). */
 int cp_req_experiment_start(struct nl_msg *msg, uint32_t speedup,
 			    const struct causalprof_exp_range *ranges, unsigned int nr);

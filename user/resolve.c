@@ -33,6 +33,8 @@ struct cp_raw {
 	size_t ips;		/* first of its addresses in raw_ips */
 	uint32_t pid, tid;	/* labels only */
 	uint32_t comm;
+	size_t go;		/* first of its Go labels in raw_go */
+	uint32_t nr_go;
 	uint32_t sample;	/* in the profile */
 	uint16_t nr_kernel, nr_user;
 	uint8_t event;
@@ -42,7 +44,8 @@ struct raw_key {
 	const struct causalprof_sample *s;
 	struct cp_key at;
 	uint32_t epoch;
-	uint32_t pid, tid, comm;	/* labels */
+	struct cp_prof_sample_labels l;
+	struct cp_prof_label go[CAUSALPROF_GO_LABELS_MAX];
 };
 
 void cp_resolve_init(struct cp_resolver *r, struct cp_profile *prof, struct cp_replay *replay,
@@ -69,6 +72,7 @@ void cp_resolve_free(struct cp_resolver *r)
 	free(r->kmaps);
 	free(r->raws);
 	free(r->raw_ips);
+	free(r->raw_go);
 	free(r->locs);
 	cp_htab_free(&r->raw_index);
 }
@@ -328,7 +332,7 @@ static int64_t resolve_stack(struct cp_resolver *r, const struct raw_key *k)
 			return loc;
 		r->locs[i] = loc;
 	}
-	return cp_prof_sample(r->prof, s->event, r->locs, n, k->pid, k->tid, k->comm);
+	return cp_prof_sample(r->prof, s->event, r->locs, n, &k->l);
 }
 
 static uint64_t raw_hash(const struct raw_key *k)
@@ -338,8 +342,9 @@ static uint64_t raw_hash(const struct raw_key *k)
 
 	h = cp_hash_u64(h, ((uint64_t)s->nr_kernel << 32) | ((uint64_t)s->nr_user << 8) |
 			s->event);
-	h = cp_hash_u64(h, ((uint64_t)k->pid << 32) | k->tid);
-	h = cp_hash_u64(h, k->comm);
+	h = cp_hash_u64(h, ((uint64_t)k->l.pid << 32) | k->l.tid);
+	h = cp_hash_u64(h, k->l.comm);
+	h = cp_hash_mem(h, k->go, k->l.nr_go * sizeof(k->go[0]));
 	return cp_hash_mem(h, s->ips, (s->nr_kernel + s->nr_user) * sizeof(*s->ips));
 }
 
@@ -351,8 +356,10 @@ static bool raw_eq(const void *ctx, uint32_t idx, const void *key)
 	const struct causalprof_sample *s = k->s;
 
 	return raw->spid == s->pid && raw->epoch == k->epoch && raw->nr_kernel == s->nr_kernel &&
-	       raw->nr_user == s->nr_user && raw->event == s->event && raw->pid == k->pid &&
-	       raw->tid == k->tid && raw->comm == k->comm &&
+	       raw->nr_user == s->nr_user && raw->event == s->event && raw->pid == k->l.pid &&
+	       raw->tid == k->l.tid && raw->comm == k->l.comm && raw->nr_go == k->l.nr_go &&
+	       (!k->l.nr_go ||
+		!memcmp(&r->raw_go[raw->go], k->go, k->l.nr_go * sizeof(k->go[0]))) &&
 	       !memcmp(&r->raw_ips[raw->ips], s->ips,
 		       (s->nr_kernel + s->nr_user) * sizeof(*s->ips));
 }
@@ -365,22 +372,47 @@ static int add_raw(struct cp_resolver *r, const struct raw_key *k, uint64_t hash
 
 	if (cp_array_reserve(&r->raws, &r->cap_raws, r->nr_raws, 1, sizeof(*r->raws)) ||
 	    cp_array_reserve(&r->raw_ips, &r->cap_raw_ips, r->nr_raw_ips, n, sizeof(*r->raw_ips)) ||
+	    cp_array_reserve(&r->raw_go, &r->cap_raw_go, r->nr_raw_go, k->l.nr_go,
+			     sizeof(*r->raw_go)) ||
 	    r->nr_raws >= UINT32_MAX - 1 ||
 	    cp_htab_add(&r->raw_index, hash, r->nr_raws))
 		return -ENOMEM;
 	r->raws[r->nr_raws++] = (struct cp_raw){
-		.spid = s->pid, .epoch = k->epoch, .ips = r->nr_raw_ips, .pid = k->pid,
-		.tid = k->tid, .comm = k->comm, .sample = sample, .nr_kernel = s->nr_kernel,
-		.nr_user = s->nr_user, .event = s->event,
+		.spid = s->pid, .epoch = k->epoch, .ips = r->nr_raw_ips, .pid = k->l.pid,
+		.tid = k->l.tid, .comm = k->l.comm, .go = r->nr_raw_go, .nr_go = k->l.nr_go,
+		.sample = sample, .nr_kernel = s->nr_kernel, .nr_user = s->nr_user,
+		.event = s->event,
 	};
 	if (n)
 		memcpy(&r->raw_ips[r->nr_raw_ips], s->ips, n * sizeof(*s->ips));
 	r->nr_raw_ips += n;
+	if (k->l.nr_go)
+		memcpy(&r->raw_go[r->nr_raw_go], k->go, k->l.nr_go * sizeof(k->go[0]));
+	r->nr_raw_go += k->l.nr_go;
+	return 0;
+}
+
+/* The Go labels @go[@nr] as strings of the profile, into @k. */
+static int intern_go(struct cp_resolver *r, struct raw_key *k, const struct cp_go_label *go,
+		     int nr)
+{
+	int64_t key, value;
+	int i;
+
+	for (i = 0; i < nr && i < CAUSALPROF_GO_LABELS_MAX; i++) {
+		key = cp_strtab_add(&r->prof->strs, go[i].key, go[i].key_len);
+		value = cp_strtab_add(&r->prof->strs, go[i].value, go[i].value_len);
+		if (key < 0 || value < 0)
+			return -ENOMEM;
+		k->go[i] = (struct cp_prof_label){ .key = key, .value = value };
+	}
+	k->l.go = k->go;
+	k->l.nr_go = i;
 	return 0;
 }
 
 int cp_resolve_sample(struct cp_resolver *r, const struct causalprof_sample *s, struct cp_key at,
-		      uint64_t count)
+		      uint64_t count, const struct cp_go_label *go, int nr_go)
 {
 	uint32_t comm = cp_replay_comm(r->replay, s->tid, at);
 	struct cp_proc *p = cp_replay_find_proc(r->replay, s->pid);
@@ -391,10 +423,13 @@ int cp_resolve_sample(struct cp_resolver *r, const struct causalprof_sample *s, 
 	int ret;
 
 	if (r->labels) {
-		k.pid = s->pid;
-		k.tid = s->tid;
-		k.comm = comm;
+		k.l.pid = s->pid;
+		k.l.tid = s->tid;
+		k.l.comm = comm;
 	}
+	ret = intern_go(r, &k, go, nr_go);
+	if (ret)
+		return ret;
 	hash = raw_hash(&k);
 	i = cp_htab_find(&r->raw_index, hash, raw_eq, r, &k);
 	if (i >= 0) {
@@ -435,7 +470,7 @@ int cp_resolve_lost(struct cp_resolver *r, uint8_t event, uint64_t count, uint64
 			return r->lost_loc;
 	}
 	loc = r->lost_loc;
-	i = cp_prof_sample(r->prof, event, &loc, 1, 0, 0, 0);
+	i = cp_prof_sample(r->prof, event, &loc, 1, NULL);
 	if (i < 0)
 		return i;
 	ps = &r->prof->samples[i];

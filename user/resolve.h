@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <linux/causalprof.h>
 
+#include "golabels.h"
 #include "htab.h"
 #include "ksyms.h"
 #include "perfmap.h"
@@ -47,6 +48,8 @@ struct cp_resolver {
 	size_t nr_raws, cap_raws;
 	uint64_t *raw_ips;
 	size_t nr_raw_ips, cap_raw_ips;
+	struct cp_prof_label *raw_go;
+	size_t nr_raw_go, cap_raw_go;
 	struct cp_htab raw_index;
 	uint32_t *locs;			/* scratch: a stack's locations */
 };
@@ -61,10 +64,11 @@ void cp_resolve_free(struct cp_resolver *r);
 int cp_resolve_add_perfmap(struct cp_resolver *r, uint32_t pid, const char *text, size_t len);
 /*
  * Adds @count samples like @s (of total weight s->period), the record at
- * @at, with the processes as they were then.
+ * @at, with the processes as they were then, and its Go labels @go[@nr_go]
+ * (cp_go_labels()).
  */
 int cp_resolve_sample(struct cp_resolver *r, const struct causalprof_sample *s, struct cp_key at,
-		      uint64_t count);
+		      uint64_t count, const struct cp_go_label *go, int nr_go);
 /* Adds @count lost samples of @event, weighing @weight, on the [lost samples] frame. */
 int cp_resolve_lost(struct cp_resolver *r, uint8_t event, uint64_t count, uint64_t weight);
 /* Once every sample is in: the mappings' build ids and what their files offered. */

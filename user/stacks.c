@@ -44,23 +44,25 @@ static int64_t find(const struct cp_stacks *t, uint64_t id)
 int cp_stacks_add(struct cp_stacks *t, const struct causalprof_stack *st)
 {
 	size_t n = (size_t)st->nr_kernel + st->nr_user;
+	/* What follows the frames (Go labels) follows them in the sample too. */
+	size_t tail = st->hdr.size - sizeof(*st) - n * sizeof(st->ips[0]);
 	struct causalprof_sample *s;
 
 	if (find(t, st->id) >= 0)
 		return 0;
 	if (CP_RESERVE(t->s, t->cap, t->nr, 1))
 		return -ENOMEM;
-	s = calloc(1, sizeof(*s) + n * sizeof(s->ips[0]));
+	s = calloc(1, sizeof(*s) + n * sizeof(s->ips[0]) + tail);
 	if (!s)
 		return -ENOMEM;
 	s->hdr.type = CAUSALPROF_REC_SAMPLE;
-	s->hdr.size = sizeof(*s) + n * sizeof(s->ips[0]);
+	s->hdr.size = sizeof(*s) + n * sizeof(s->ips[0]) + tail;
 	/* The id, until a COUNT fills in its own time. */
 	s->time_ns = st->id;
 	s->sflags = st->sflags;
 	s->nr_kernel = st->nr_kernel;
 	s->nr_user = st->nr_user;
-	memcpy(s->ips, st->ips, n * sizeof(s->ips[0]));
+	memcpy(s->ips, st->ips, n * sizeof(s->ips[0]) + tail);
 	if (cp_htab_add(&t->index, cp_hash_u64(CP_HASH_SEED, st->id), t->nr)) {
 		free(s);
 		return -ENOMEM;

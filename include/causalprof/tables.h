@@ -34,7 +34,10 @@
 	X(SIDEBAND_LOST,	"sideband_lost",	"sideband lost")	\
 	X(TARGET_OVERFLOW,	"target_overflow",	"not followed")		\
 	X(RECORDS_DROPPED,	"records_dropped",	"records dropped")	\
-	X(AGG_FALLBACK,		"agg_fallback",		"aggregation fallback")
+	X(AGG_FALLBACK,		"agg_fallback",		"aggregation fallback")	\
+	X(GO_LABELS,		"go_labels",		"Go labels")		\
+	X(GO_LABELS_CUT,	"go_labels_cut",	"Go labels cut")	\
+	X(GO_LABELS_FAULT,	"go_labels_fault",	"Go labels unread")
 
 /*
  * X(NAME, TYPE, CONFIG) for each event name cprof -e and the /proc control

@@ -66,6 +66,31 @@
  *                  (rounded up to a power of two; default 1024); its stack
  *                  set holds 8 times as many stacks. Out of range, or
  *                  without the flag: -EINVAL
+ *     CAUSALPROF_A_GO_LABELS: NLA_NESTED, optional, not with SYSTEM_WIDE:
+ *                  the target is a Go program (linux/amd64) and its
+ *                  samples carry the pprof labels of the goroutine that
+ *                  ran (struct causalprof_go_labels). Only the target
+ *                  process's own threads (its thread group id), not the
+ *                  processes it forks; read at each sample from the
+ *                  thread's memory with bounded copies that never fault
+ *                  pages in (a read that fails is counted in
+ *                  CAUSALPROF_STAT_GO_LABELS_FAULT, a set cut at the bounds
+ *                  in CAUSALPROF_STAT_GO_LABELS_CUT). The layout comes
+ *                  from the client, which reads it from the program's
+ *                  DWARF or knows it for the program's Go version:
+ *       CAUSALPROF_GO_A_FORMAT: NLA_U32, required, enum
+ *                  causalprof_go_format: how the labels are kept
+ *       CAUSALPROF_GO_A_TLS_G: NLA_S32, required, where the thread's
+ *                  current g is: at this offset from the thread's FS base
+ *                  (-8 in a Go program linked by Go's own linker), -4096
+ *                  to -8, a multiple of 8
+ *       CAUSALPROF_GO_A_G_M: NLA_U32, required, offset of runtime.g's m
+ *       CAUSALPROF_GO_A_M_CURG: NLA_U32, required, offset of runtime.m's
+ *                  curg (the user goroutine the thread runs, if any)
+ *       CAUSALPROF_GO_A_G_LABELS: NLA_U32, required, offset of runtime.g's
+ *                  labels
+ *                  Each offset below 4096 and a multiple of 8; else, or
+ *                  a field missing: -EINVAL naming it.
  *     CAUSALPROF_A_EVENTS: NLA_NESTED, up to CAUSALPROF_MAX_EVENTS of
  *       CAUSALPROF_EVENTS_A_EVENT: NLA_NESTED
  *         CAUSALPROF_EV_A_TYPE: NLA_U32, perf_event_attr.type: HARDWARE,
@@ -210,10 +235,10 @@
  *   running; during experiments the goroutine carries the delay its
  *   thread owed to the thread that runs it next. The hooks belong to the
  *   session (one set, of one file): they go when it stops.
- *     CAUSALPROF_A_GO: NLA_NESTED, required
- *       CAUSALPROF_GO_A_PATH: NLA_NUL_STRING, required, absolute path of
+ *     CAUSALPROF_A_GO_HOOKS: NLA_NESTED, required
+ *       CAUSALPROF_GOHOOKS_A_PATH: NLA_NUL_STRING, required, absolute path of
  *                             the Go executable (as for a progress point)
- *       CAUSALPROF_GO_A_HOOK: NLA_NESTED, 1 to CAUSALPROF_MAX_GO_HOOKS of
+ *       CAUSALPROF_GOHOOKS_A_HOOK: NLA_NESTED, 1 to CAUSALPROF_MAX_GO_HOOKS of
  *                             them, one uprobe each
  *         CAUSALPROF_GOHOOK_A_KIND: NLA_U32, required, enum
  *                                   causalprof_go_hook (above its last:
@@ -306,7 +331,8 @@ enum causalprof_attr {
 	CAUSALPROF_A_PROGRESS,
 	CAUSALPROF_A_OWNER,
 	CAUSALPROF_A_AGG_ENTRIES,
-	CAUSALPROF_A_GO,
+	CAUSALPROF_A_GO_LABELS,
+	CAUSALPROF_A_GO_HOOKS,
 	__CAUSALPROF_A_LAST
 };
 #define CAUSALPROF_A_MAX (__CAUSALPROF_A_LAST - 1)
@@ -352,9 +378,40 @@ enum causalprof_stat {
 	CAUSALPROF_STAT_AGG_FALLBACK,	/* aggregated sessions' samples sent as
 					  * SAMPLE records: count table full
 					  */
+	CAUSALPROF_STAT_GO_LABELS,	/* samples that carry Go labels */
+	CAUSALPROF_STAT_GO_LABELS_CUT,	/* of those, labels cut at the bounds */
+	CAUSALPROF_STAT_GO_LABELS_FAULT, /* samples whose labels could not be
+					  * read: a fault, or a layout that
+					  * makes no sense
+					  */
 	__CAUSALPROF_STAT_LAST
 };
 #define CAUSALPROF_STAT_MAX (__CAUSALPROF_STAT_LAST - 1)
+
+/* Inside CAUSALPROF_A_GO_LABELS */
+enum causalprof_go_attr {
+	CAUSALPROF_GO_A_UNSPEC,
+	CAUSALPROF_GO_A_FORMAT,
+	CAUSALPROF_GO_A_TLS_G,
+	CAUSALPROF_GO_A_G_M,
+	CAUSALPROF_GO_A_M_CURG,
+	CAUSALPROF_GO_A_G_LABELS,
+	__CAUSALPROF_GO_A_LAST
+};
+#define CAUSALPROF_GO_A_MAX (__CAUSALPROF_GO_A_LAST - 1)
+
+/*
+ * How a Go runtime keeps a goroutine's labels (g.labels):
+ * MAP: a pointer to a map[string]string (runtime/pprof's labelMap of Go
+ * 1.9 to 1.23), a runtime.hmap with buckets of 8 string keys and 8 string
+ * values. Go 1.24 keeps a sorted slice and its maps are Swiss tables:
+ * not read.
+ */
+enum causalprof_go_format {
+	CAUSALPROF_GO_FORMAT_UNSPEC,
+	CAUSALPROF_GO_FORMAT_MAP,
+	__CAUSALPROF_GO_FORMAT_LAST
+};
 
 /* Inside CAUSALPROF_A_EXPERIMENT */
 enum causalprof_exp_attr {
@@ -407,17 +464,17 @@ enum causalprof_sites_attr {
 };
 #define CAUSALPROF_SITES_A_MAX (__CAUSALPROF_SITES_A_LAST - 1)
 
-/* Inside CAUSALPROF_A_GO */
-enum causalprof_go_attr {
-	CAUSALPROF_GO_A_UNSPEC,
-	CAUSALPROF_GO_A_PAD,
-	CAUSALPROF_GO_A_PATH,
-	CAUSALPROF_GO_A_HOOK,
-	__CAUSALPROF_GO_A_LAST
+/* Inside CAUSALPROF_A_GO_HOOKS */
+enum causalprof_gohooks_attr {
+	CAUSALPROF_GOHOOKS_A_UNSPEC,
+	CAUSALPROF_GOHOOKS_A_PAD,
+	CAUSALPROF_GOHOOKS_A_PATH,
+	CAUSALPROF_GOHOOKS_A_HOOK,
+	__CAUSALPROF_GOHOOKS_A_LAST
 };
-#define CAUSALPROF_GO_A_MAX (__CAUSALPROF_GO_A_LAST - 1)
+#define CAUSALPROF_GOHOOKS_A_MAX (__CAUSALPROF_GOHOOKS_A_LAST - 1)
 
-/* Inside CAUSALPROF_GO_A_HOOK */
+/* Inside CAUSALPROF_GOHOOKS_A_HOOK */
 enum causalprof_gohook_attr {
 	CAUSALPROF_GOHOOK_A_UNSPEC,
 	CAUSALPROF_GOHOOK_A_PAD,
@@ -500,6 +557,32 @@ struct causalprof_sample {
 
 #define CAUSALPROF_SAMPLE_F_USER	(1U << 0)	/* interrupted in user mode */
 #define CAUSALPROF_SAMPLE_F_TRUNCATED	(1U << 1)	/* stack cut at the limit */
+#define CAUSALPROF_SAMPLE_F_GO_LABELS	(1U << 2)	/* Go labels after ips[] */
+
+/*
+ * With CAUSALPROF_SAMPLE_F_GO_LABELS in sflags, a SAMPLE's ips[] (and a
+ * STACK's: the labels are part of the stack's id) is followed by the pprof
+ * labels of the goroutine the sample's thread ran (CAUSALPROF_A_GO_LABELS):
+ * this header, then lens[2 * nr], the lengths of the first label's key and
+ * value, of the second's, ..., then those len bytes of strings in that
+ * order, with no NUL, then padding to 8. A goroutine without labels (or a
+ * thread running none, or a sample whose labels could not be read) gives
+ * no block and no flag. At most CAUSALPROF_GO_LABELS_MAX labels and
+ * CAUSALPROF_GO_LABELS_BYTES bytes of strings: a set beyond that keeps the
+ * labels that fit whole, in the order the map holds them (not sorted), and
+ * has CAUSALPROF_GO_LABELS_F_CUT.
+ */
+#define CAUSALPROF_GO_LABELS_MAX	8
+#define CAUSALPROF_GO_LABELS_BYTES	256
+#define CAUSALPROF_GO_LABELS_F_CUT	(1U << 0)
+
+struct causalprof_go_labels {
+	__u8	nr;		/* labels */
+	__u8	flags;		/* CAUSALPROF_GO_LABELS_F_* */
+	__u16	len;		/* bytes of strings after lens[] */
+	__u32	pad;
+	__u16	lens[];		/* 2 * nr, then the strings */
+};
 
 /*
  * An executable mapping of a target process: its file's path, the name of
@@ -584,11 +667,12 @@ struct causalprof_end {
  * samples in a table keyed by (tid, event, stack) and, at every drain,
  * streams one COUNT record per key: count samples of total weight weight
  * (the sum of their periods), the first taken at time_ns. The stack is
- * named by id, a 64-bit hash of its frames, nr_kernel, nr_user and
- * sflags: the same stack has the same id on every CPU and in every
+ * named by id, a 64-bit hash of its frames, nr_kernel, nr_user, sflags
+ * and Go labels: the same stack has the same id on every CPU of a
  * session. A STACK record carries the frames of an id, laid out as a
- * SAMPLE's ips[]; each CPU sends the STACK of an id the first time one of
- * its samples has that stack (so the same STACK may come once per CPU),
+ * SAMPLE's ips[] (and its Go labels after them, as a SAMPLE's); each
+ * CPU sends the STACK of an id the first time one of its samples has
+ * that stack (so the same STACK may come once per CPU),
  * in the same or an earlier message than the first COUNT that names it:
  * a reader keeps the STACKs it has seen for the whole session. A reader
  * that finds a COUNT whose id it has no STACK for has a damaged stream.
