@@ -81,6 +81,7 @@ struct go_hook {
 	struct cp_uprobe up;
 	struct cp_gohooks *gh;
 	u32 kind;			/* enum causalprof_go_hook */
+	u32 visit_ns;			/* what its trap costs the thread */
 	u64 offset;
 	bool registered;
 };
@@ -197,7 +198,11 @@ static unsigned long go_arg(const struct pt_regs *regs)
 /*
  * The accounting runs in an RCU read-side section: an experiment's stop
  * waits for a grace period before it seals its counters and the next one
- * resets the threads' table, as it does for the scheduler's hooks.
+ * resets the threads' table, as it does for the scheduler's hooks. The
+ * trap, taken whatever the hook did, counts as a pause of the thread
+ * after it (cp_causal_visit()): a runtime's scheduler that runs on the
+ * program's critical path (a channel's hand-off) is that much slower,
+ * which the program would not be.
  */
 static int go_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
@@ -212,13 +217,13 @@ static int go_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 		return leave();
 	}
 	atomic64_inc(&stats.events[h->kind]);
+	rcu_read_lock();
 	if (!cp_causal_running() || !arg)
-		return 0;
+		goto out;
 	g = token(h->gh, arg);
 	if (!g)
-		return 0;
+		goto out;
 	atomic64_inc(&stats.applied);
-	rcu_read_lock();
 	switch (h->kind) {
 	case CAUSALPROF_GO_READY:
 		cp_causal_go_ready(g);
@@ -236,6 +241,8 @@ static int go_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 		cp_causal_go_spawn(g);
 		break;
 	}
+out:
+	cp_causal_visit(h->visit_ns);
 	rcu_read_unlock();
 	return 0;
 }
@@ -335,6 +342,7 @@ struct cp_gohooks *cp_gohooks_open(const struct cp_owner *who, const char *path,
 		gh->hooks[i].gh = gh;
 		gh->hooks[i].kind = sites[i].kind;
 		gh->hooks[i].offset = sites[i].offset;
+		gh->hooks[i].visit_ns = sites[i].visit_ns;
 	}
 	ret = cp_probefile_open(&gh->file, path, &gh->adder, extack);
 	if (ret)

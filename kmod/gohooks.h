@@ -17,6 +17,7 @@ struct netlink_ext_ack;
 /* One uprobe: enum causalprof_go_hook, and the file offset. */
 struct cp_go_site {
 	u32 kind;
+	u32 visit_ns;			/* what its trap costs (0: not counted) */
 	u64 offset;
 };
 

@@ -111,6 +111,7 @@ static const struct nla_policy progress_del_policy[CAUSALPROF_A_MAX + 1] = {
 static const struct nla_policy gohook_policy[CAUSALPROF_GOHOOK_A_MAX + 1] = {
 	[CAUSALPROF_GOHOOK_A_KIND]	= NLA_POLICY_MAX(NLA_U32, CAUSALPROF_GO_HOOK_MAX),
 	[CAUSALPROF_GOHOOK_A_OFFSET]	= { .type = NLA_U64 },
+	[CAUSALPROF_GOHOOK_A_VISIT_NS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &visit_range),
 };
 
 static const struct nla_policy gohooks_policy[CAUSALPROF_GOHOOKS_A_MAX + 1] = {
@@ -757,6 +758,8 @@ static int parse_go_hooks(const struct nlattr *go, struct cp_go_site *sites,
 			return -EINVAL;
 		}
 		sites[n].kind = nla_get_u32(tb[CAUSALPROF_GOHOOK_A_KIND]);
+		sites[n].visit_ns = tb[CAUSALPROF_GOHOOK_A_VISIT_NS] ?
+				   nla_get_u32(tb[CAUSALPROF_GOHOOK_A_VISIT_NS]) : 0;
 		sites[n++].offset = nla_get_u64(tb[CAUSALPROF_GOHOOK_A_OFFSET]);
 	}
 	if (!n) {

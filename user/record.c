@@ -1627,10 +1627,14 @@ static int stop(struct record *r)
 	return 0;
 }
 
-/* A Go program's hooks, placed by the module: 0, or 1 said why not. */
+/*
+ * A Go program's hooks, placed by the module: 0, or 1 said why not. Their
+ * traps cost what a progress point's do, by the kind of the instruction
+ * probed (measure_visits()), and count as pauses the same way.
+ */
 static int go_hooks(struct record *r)
 {
-	uint32_t kinds[CAUSALPROF_MAX_GO_HOOKS];
+	uint32_t kinds[CAUSALPROF_MAX_GO_HOOKS], cost[CAUSALPROF_MAX_GO_HOOKS];
 	uint64_t offs[CAUSALPROF_MAX_GO_HOOKS];
 	unsigned int i;
 	int ret;
@@ -1640,8 +1644,9 @@ static int go_hooks(struct record *r)
 	for (i = 0; i < r->go.nr; i++) {
 		kinds[i] = r->go.sites[i].kind;
 		offs[i] = r->go.sites[i].offset;
+		cost[i] = cp_visit_cost_of(&r->visit_cost, r->exe, offs[i]);
 	}
-	ret = cp_nl_go_hooks(&r->nl, r->exe, kinds, offs, r->go.nr);
+	ret = cp_nl_go_hooks(&r->nl, r->exe, kinds, offs, cost, r->go.nr);
 	if (ret) {
 		cp_nl_perror(&r->nl, "cannot place the Go hooks (--no-go goes without)", ret);
 		return 1;
@@ -1875,7 +1880,7 @@ int cmd_record(int argc, char *argv[])
 		r.next_cut = mono + r.every.interval_ns;
 	}
 	take_early(&r);
-	if (r.causal && r.points.nr_uprobes)
+	if (r.causal && (r.points.nr_uprobes || r.go.nr))
 		measure_visits(&r);
 	if (r.causal && (cp_points_register(&r.points, &r.nl, &r.w, &r.visit_cost) ||
 			 go_hooks(&r))) {

@@ -248,6 +248,13 @@
  *                                     instruction where RAX holds the
  *                                     goroutine (its g) the kind says,
  *                                     inside an executable segment
+ *         CAUSALPROF_GOHOOK_A_VISIT_NS: NLA_U32, optional, at most
+ *                                       CAUSALPROF_MAX_VISIT_NS: what the
+ *                                       hook's trap costs the thread that
+ *                                       takes it, counted as a pause during
+ *                                       experiments, as a progress point's
+ *                                       visit is (CAUSALPROF_PP_A_VISIT_NS);
+ *                                       0 or absent: not counted
  *     Every kind at least once, no offset twice: else -EINVAL ("no
  *     CAUSALPROF_GO_READY hook", ...). -EEXIST when the session has its Go
  *     hooks already; -ENOENT, -EACCES, -EINVAL for the file as for a
@@ -480,6 +487,7 @@ enum causalprof_gohook_attr {
 	CAUSALPROF_GOHOOK_A_PAD,
 	CAUSALPROF_GOHOOK_A_KIND,
 	CAUSALPROF_GOHOOK_A_OFFSET,
+	CAUSALPROF_GOHOOK_A_VISIT_NS,
 	__CAUSALPROF_GOHOOK_A_LAST
 };
 #define CAUSALPROF_GOHOOK_A_MAX (__CAUSALPROF_GOHOOK_A_LAST - 1)
