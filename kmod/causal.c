@@ -1186,8 +1186,12 @@ void cp_causal_wake(struct task_struct *wakee, bool by_target)
  * runs it next:
  *
  * - A thread that stops running a goroutine (it parks, yields, is
- *   preempted) pays what is due first, as a woken thread does (Morsing's
- *   dropg() pays before it tags), and tags it with what it owed.
+ *   preempted) tags it with what it owed, and leaves that debt with it:
+ *   a parked goroutine's wait stands for the payment (credited when it
+ *   is readied), and the thread takes on the debt of the goroutine it
+ *   runs next. Morsing's dropg() pays first; here a payment there held
+ *   the thread, and the P it holds, while the goroutine readied meanwhile
+ *   waited for it: a channel's consumer on two CPUs (go_stop_pays).
  * - A thread that readies a parked goroutine applies cp_causal_wake()'s
  *   rule to the token, itself the waker: the goroutine owes what it still
  *   owed of its own when its wait ended (the wait credited), and takes on
@@ -1240,6 +1244,17 @@ static struct cp_task *go_thread(u32 id, bool insert)
 	return t;
 }
 
+/*
+ * Whether a thread pays what is due when it stops running a goroutine, as
+ * Morsing's dropg() does. Off: gt_chan on two vCPUs, --fixed-line
+ * produce() at 20 / 40 / 60 %, medians of three rounds, truth 22.2 / 37.4
+ * / 38.2 %: 19.5 / 29.1 / 31.8 % without, 15.3 / 22.9 / 28.0 with (two
+ * rounds; bench/RESULTS.md, 2026-11-27).
+ */
+static bool go_stop_pays;
+module_param(go_stop_pays, bool, 0644);
+MODULE_PARM_DESC(go_stop_pays, "A thread pays what is due when it stops running a goroutine (default 0)");
+
 /* Current stops running g: to wait (parked), or runnable. */
 void cp_causal_go_stop(struct cp_gtoken *g, bool parked)
 {
@@ -1249,7 +1264,8 @@ void cp_causal_go_stop(struct cp_gtoken *g, bool parked)
 	if (!t)
 		return;
 	go_tag(g, id, parked ? CP_G_PARKED : CP_G_RUNNABLE, max_t(s64, owed(t), 0), 0, 0);
-	queue_wake_payment(current, t, id);
+	if (READ_ONCE(go_stop_pays))
+		queue_wake_payment(current, t, id);
 }
 
 /*
