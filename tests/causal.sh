@@ -1,15 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Sourced by the causal profiling shell tests (causal_record_test.sh,
-# causal_truth_test.sh, go_truth_test.sh), after tap.sh: where the ground
-# truths' lines are, a recording with its causal report, and the truths'
-# and the report's numbers.
-
-# The line number of the first line of FILE that has MARKER.
-line_of()
-{
-	grep -n -F -- "$2" "$1" | head -n 1 | cut -d: -f1
-}
+# causal_truth_test.sh, go_truth_test.sh), after tap.sh: a recording with
+# its causal report, and the truths' and the report's numbers.
 
 # record NAME ARGS...: cprof record --causal ARGS into $tmp/NAME.data, its
 # report --causal into $tmp/NAME.txt; fails on a non-zero exit of either,
