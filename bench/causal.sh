@@ -15,6 +15,10 @@
 #   futex2   the same lock, 2 threads, critical section 1.0 unit, other
 #            work 0.5 (-t 2 -C 10 -O 5: issue 26's held-out program; on
 #            two CPUs crit() about x up to 55 %)
+#   cond     producer -> queue of 4 -> consumer, two threads, a pthread
+#            mutex and condition variables (the C library's futex
+#            wake-ups), 2 units and 1.2 as the pipe (truth on two CPUs:
+#            produce() min(x, 40 %), consume() 0); point: FILE:LINE
 #   wait     the barrier with thread 2 a timed sleep (-w) of half a()'s
 #            time instead of b(): on one CPU too the truth saturates
 #            (a() min(x, 50 %)); columns a() 20, 40, 60 and 80 %
@@ -83,6 +87,9 @@ prog()
 	futex)
 		bin=gt_futex main=crit other=other mknob=-s oknob=-o point=
 		what="raw futex lock, 4 threads, point cprof.h" ;;
+	cond)
+		bin=gt_cond main=produce other=consume mknob=-p oknob=-c
+		what="producer and consumer threads, a queue of 4 and condition variables, point FILE:LINE" ;;
 	futex2)
 		bin=gt_futex main=crit other=other mknob=-s oknob=-o point=
 		what="raw futex lock, 2 threads, critical section 1.0 unit, other work 0.5 (-t 2 -C 10 -O 5), point cprof.h" ;;
@@ -109,6 +116,8 @@ prog()
 		bin=gt_futex_sdt ;;
 	pipe)
 		args="$args -P"
+		point="--progress $bin.c:$(grep -n '/\* progress line' "$src" | cut -d: -f1)" ;;
+	cond)
 		point="--progress $bin.c:$(grep -n '/\* progress line' "$src" | cut -d: -f1)" ;;
 	futex)
 		bin=gt_futex_sdt ;;
