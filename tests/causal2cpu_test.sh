@@ -61,26 +61,15 @@ truth4()
 	o40=$(truth "$base" "$(rate "$bin" "$@" -d "$truth_s" "$oknob" 40)")
 }
 
-# above NAME LINE LO HI BY: the prediction at HI % exceeds the one at LO %
-# by more than BY points.
-above()
+# gap NAME LINE LO HI RULE BY: the prediction at HI % less the one at
+# LO % is more than BY points (RULE rises) or no more than BY (RULE flat).
+gap()
 {
 	lo=$(predicted "$1" "$2" "$3") hi=$(predicted "$1" "$2" "$4")
-	if ! awk -v a="$lo" -v b="$hi" -v by="$5" \
-			'BEGIN { exit !(a != "none" && b != "none" && b - a > by) }'; then
-		say "$1: $2 does not rise by more than $5 points from $3 % ($lo) to $4 % ($hi)"
-		return 1
-	fi
-}
-
-# flat_after NAME LINE LO HI: the prediction at HI % exceeds the one at
-# LO % by no more than flat points.
-flat_after()
-{
-	lo=$(predicted "$1" "$2" "$3") hi=$(predicted "$1" "$2" "$4")
-	if ! awk -v a="$lo" -v b="$hi" -v by="$flat" \
-			'BEGIN { exit !(a != "none" && b != "none" && b - a <= by) }'; then
-		say "$1: $2 rises by more than $flat points from $3 % ($lo) to $4 % ($hi)"
+	if ! awk -v a="$lo" -v b="$hi" -v rule="$5" -v by="$6" 'BEGIN {
+			if (a == "none" || b == "none") exit 1
+			exit !(rule == "rises" ? b - a > by : b - a <= by) }'; then
+		say "$1: $2 from $3 % ($lo) to $4 % ($hi): wanted: $5 by $6 points"
 		return 1
 	fi
 }
@@ -109,10 +98,10 @@ curve()
 	close_to "${tn}_m" "$lmain" 20 "$t20" || return 1
 	close_to "${tn}_m" "$lmain" 40 "$t40" || return 1
 	close_to "${tn}_m" "$lmain" 60 "$t60" || return 1
-	above "${tn}_m" "$lmain" 20 40 "$rise" || return 1
+	gap "${tn}_m" "$lmain" 20 40 rises "$rise" || return 1
 	case $shape in
-	rising) above "${tn}_m" "$lmain" 40 60 "$rise" || return 1 ;;
-	plateau) flat_after "${tn}_m" "$lmain" 40 60 || return 1 ;;
+	rising) gap "${tn}_m" "$lmain" 40 60 rises "$rise" || return 1 ;;
+	plateau) gap "${tn}_m" "$lmain" 40 60 flat "$flat" || return 1 ;;
 	esac
 	# shellcheck disable=SC2086
 	record "${tn}_o" $point --fixed-line "$lother" -- "$bin" $args -d "$run_s" || return 1
