@@ -28,6 +28,8 @@
 #            main.progress; --fixed-line with --no-go too
 #   gomutex  Go: four goroutines and a sync.Mutex, crit() 2 units, other()
 #            0.5 (gt_mutex.go); point main.progress; --no-go too
+#   gochan123, gomutex123  the same two built by Go 1.23 (Debian's
+#            golang-1.23-go from backports), when it was there at build time
 #
 # and the barrier once more with its point from Coz's coz.h, default mode.
 #
@@ -102,11 +104,17 @@ prog()
 	gomutex)
 		bin=gt_mutex-go main=crit other=other mknob=-s oknob=-o point="--progress main.progress"
 		what="Go sync.Mutex, four goroutines, point main.progress" ;;
+	gochan123)
+		bin=gt_chan-go1.23 main=produce other=consume mknob=-p oknob=-c point="--progress main.progress"
+		what="Go 1.23 channel, producer and consumer goroutines, point main.progress" ;;
+	gomutex123)
+		bin=gt_mutex-go1.23 main=crit other=other mknob=-s oknob=-o point="--progress main.progress"
+		what="Go 1.23 sync.Mutex, four goroutines, point main.progress" ;;
 	esac
 	extra=
 	ocol=40
 	src=$repo/tests/targets/$bin.c
-	case $bin in *-go) src=$repo/tests/targets/${bin%-go}.go ;; esac
+	case $bin in *-go*) src=$repo/tests/targets/${bin%-go*}.go ;; esac
 	cozbin=$targets/${bin}_coz
 	args="-d $run_s"
 	case $1 in
@@ -335,6 +343,11 @@ echo "RESULT the truth or inside the truth's 90 % bootstrap interval {in the tru
 
 for p in $progs; do
 	prog "$p"
+	if [ ! -x "$targets/$bin" ]; then
+		echo "RESULT"
+		echo "RESULT ### $what: not measured, no $bin (its compiler was not there at build time)"
+		continue
+	fi
 	rm -f "$tmp"/rate.*
 	knobs="base:|m20:$mknob 20|m40:$mknob 40|m60:$mknob 60|o40:$oknob $ocol"
 	r=1
