@@ -188,7 +188,16 @@ test_targets_only()
 	"$CPROF" report -i "$tmp/only.data" --threads > "$tmp/only.threads" 2> "$tmp/only.err" ||
 		{ show "$tmp/only.err"; return 1; }
 	show "$tmp/only.threads"
-	grep -q ' offcpu$' "$tmp/only.threads" && ! grep -q outsider "$tmp/only.threads"
+	# Every thread is the program's (named offcpu; cprof before its exec),
+	# of a process one of whose threads is named offcpu: not the
+	# outsider's, nor any other process's, named or not ([unknown]).
+	awk '$1 == "weight" { on = 1; next }
+	     on && NF >= 6 {
+		n++; pids[$4] = 1
+		if ($6 == "offcpu") ours[$4] = 1
+		else if ($6 != "cprof") bad = 1
+	     }
+	     END { for (p in pids) if (!(p in ours)) bad = 1; exit bad || !n }' "$tmp/only.threads"
 }
 
 status_u64()
