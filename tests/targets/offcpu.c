@@ -3,7 +3,7 @@
  * Ground truth for off-CPU profiles: threads that wait, known times at
  * known call sites.
  *
- *	offcpu [SLEEP_MS SLEEPS ITEMS GAP_MS]
+ *	offcpu [SLEEP_MS SLEEPS ITEMS GAP_MS [THREADS]]
  *
  * The main thread sleeps SLEEPS times SLEEP_MS ms, with clock_nanosleep()
  * in sleep_wait() (default 40 times 15 ms); meanwhile a thread reads ITEMS
@@ -12,6 +12,8 @@
  * produce()) before writing each, so the reader waits on the pipe about
  * that long each time. Then the main thread joins the reader, which is
  * done by then (the sleeps last longer), and waits for the producer.
+ * THREADS more threads (default 0) sleep in sleep_wait() as the main
+ * thread does, all at once, so that many threads wait together.
  *
  * Each wait is timed around its call, in the program: the line it prints
  * at exit,
@@ -32,7 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static long sleep_ms = 15, sleeps = 40, items = 20, gap_ms = 15;
+static long sleep_ms = 15, sleeps = 40, items = 20, gap_ms = 15, threads;
 static int fds[2];
 static uint64_t pipe_ns;
 
@@ -79,6 +81,13 @@ static __attribute__((noinline)) int pipe_wait(void)
 	return n == 1;
 }
 
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	sleep_wait();
+	return NULL;
+}
+
 static void *reader(void *arg)
 {
 	long i;
@@ -103,19 +112,24 @@ static __attribute__((noinline)) void produce(void)
 
 int main(int argc, char *argv[])
 {
+	pthread_t t, *more;
 	uint64_t slept;
-	pthread_t t;
 	pid_t pid;
+	long i;
 
-	if (argc == 5) {
+	if (argc == 5 || argc == 6) {
 		sleep_ms = atol(argv[1]);
 		sleeps = atol(argv[2]);
 		items = atol(argv[3]);
 		gap_ms = atol(argv[4]);
+		threads = argc == 6 ? atol(argv[5]) : 0;
 	} else if (argc != 1) {
-		fprintf(stderr, "usage: offcpu [SLEEP_MS SLEEPS ITEMS GAP_MS]\n");
+		fprintf(stderr, "usage: offcpu [SLEEP_MS SLEEPS ITEMS GAP_MS [THREADS]]\n");
 		return 2;
 	}
+	more = calloc(threads + 1, sizeof(*more));
+	if (!more)
+		return 1;
 	if (pipe(fds))
 		return 1;
 	pid = fork();
@@ -128,10 +142,16 @@ int main(int argc, char *argv[])
 	close(fds[1]);
 	if (pthread_create(&t, NULL, reader, NULL))
 		return 1;
+	for (i = 0; i < threads; i++)
+		if (pthread_create(&more[i], NULL, sleeper, NULL))
+			return 1;
 	slept = sleep_wait();
 	pthread_join(t, NULL);
+	for (i = 0; i < threads; i++)
+		pthread_join(more[i], NULL);
 	waitpid(pid, NULL, 0);
 	printf("sleep_ns %llu pipe_ns %llu\n", (unsigned long long)slept,
 	       (unsigned long long)pipe_ns);
+	free(more);
 	return 0;
 }
