@@ -267,16 +267,54 @@ static void leave(struct agg_cpu *ac)
 	smp_store_release(&ac->seq, ac->seq + 1);
 }
 
+static void count_sample(struct causalprof_count *c, const struct cp_agg_sample *s, u64 id,
+			 bool fresh)
+{
+	if (fresh) {
+		c->hdr.size = sizeof(*c);
+		c->time_ns = s->time_ns;
+		c->stack = id;
+		c->pid = s->pid;
+		c->tid = s->tid;
+		c->cpu = s->cpu;
+		c->event = s->event;
+	}
+	c->count++;
+	c->weight += s->period;
+}
+
+static void count_wait(struct causalprof_off_cpu_count *c, const struct cp_agg_sample *s,
+		       const struct cp_agg_wait *w, u64 id, bool fresh)
+{
+	if (fresh) {
+		c->hdr.size = sizeof(*c);
+		c->time_ns = s->time_ns;
+		c->stack = id;
+		c->pid = s->pid;
+		c->tid = s->tid;
+		c->cpu = s->cpu;
+		c->reason = w->reason;
+	}
+	c->count++;
+	c->wait_ns += w->wait_ns;
+	c->delay_ns += w->delay_ns;
+}
+
 /*
- * Producer, on s->cpu, with cp_stream_cpu_get(): counts the sample.
- * Writes the stack's STACK into ring first if this CPU has not sent it.
+ * Producer, on s->cpu, with cp_stream_cpu_get(): counts the sample, or
+ * with w the off-CPU wait whose stacks s has (s->period unused). Writes
+ * the stack's STACK into ring first if this CPU has not sent it.
  */
-enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sample *s,
-				 unsigned long *start, unsigned long *next)
+static enum cp_agg_result count(struct cp_ring *ring, const struct cp_agg_sample *s,
+				const struct cp_agg_wait *w, unsigned long *start,
+				unsigned long *next)
 {
 	struct agg_cpu *ac = this_cpu_ptr(tables.cpus);
-	struct agg_key k = { .tid = s->tid, .type = CAUSALPROF_REC_COUNT, .sub = s->event };
-	struct causalprof_count *c;
+	struct agg_key k = {
+		.tid = s->tid,
+		.type = w ? CAUSALPROF_REC_OFF_CPU_COUNT : CAUSALPROF_REC_COUNT,
+		.sub = w ? w->reason : s->event,
+	};
 	enum cp_agg_result ret;
 	union agg_ent *e;
 	bool fresh;
@@ -288,66 +326,25 @@ enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sampl
 	k.stack = cp_agg_hash(s);
 	enter(ac);
 	e = find_or_add(ac, ring, s, &k, &fresh, start, next, &ret);
-	if (e) {
-		c = &e->count;
-		if (fresh) {
-			c->hdr.size = sizeof(*c);
-			c->time_ns = s->time_ns;
-			c->stack = k.stack;
-			c->pid = s->pid;
-			c->tid = s->tid;
-			c->cpu = s->cpu;
-			c->event = s->event;
-		}
-		c->count++;
-		c->weight += s->period;
-		ret = CP_AGG_COUNTED;
-	}
+	if (e && w)
+		count_wait(&e->wait, s, w, k.stack, fresh);
+	else if (e)
+		count_sample(&e->count, s, k.stack, fresh);
 	leave(ac);
-	return ret;
+	return e ? CP_AGG_COUNTED : ret;
 }
 
-/*
- * Producer, on s->cpu, with cp_stream_cpu_get(): counts an off-CPU wait
- * whose stack is s's (s->period unused), as cp_agg_sample() counts a
- * sample.
- */
+enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sample *s,
+				 unsigned long *start, unsigned long *next)
+{
+	return count(ring, s, NULL, start, next);
+}
+
 enum cp_agg_result cp_agg_wait(struct cp_ring *ring, const struct cp_agg_sample *s,
 			       const struct cp_agg_wait *w, unsigned long *start,
 			       unsigned long *next)
 {
-	struct agg_cpu *ac = this_cpu_ptr(tables.cpus);
-	struct agg_key k = { .tid = s->tid, .type = CAUSALPROF_REC_OFF_CPU_COUNT,
-			     .sub = w->reason };
-	struct causalprof_off_cpu_count *c;
-	enum cp_agg_result ret;
-	union agg_ent *e;
-	bool fresh;
-
-	*next = 0;
-	if (unlikely(!ac->seen))
-		return CP_AGG_FULL;
-	k.stack = cp_agg_hash(s);
-	enter(ac);
-	e = find_or_add(ac, ring, s, &k, &fresh, start, next, &ret);
-	if (e) {
-		c = &e->wait;
-		if (fresh) {
-			c->hdr.size = sizeof(*c);
-			c->time_ns = s->time_ns;
-			c->stack = k.stack;
-			c->pid = s->pid;
-			c->tid = s->tid;
-			c->cpu = s->cpu;
-			c->reason = w->reason;
-		}
-		c->count++;
-		c->wait_ns += w->wait_ns;
-		c->delay_ns += w->delay_ns;
-		ret = CP_AGG_COUNTED;
-	}
-	leave(ac);
-	return ret;
+	return count(ring, s, w, start, next);
 }
 
 /* Drain: the handler's table becomes the drain's; see the header. */

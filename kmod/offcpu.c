@@ -280,10 +280,9 @@ static bool put_wait(struct cp_ring *ring, const struct cp_agg_sample *a,
  */
 static bool record(const struct wait *w, u32 tid, const struct cp_agg_wait *aw, u16 flags)
 {
-	struct cp_cpu_stats *st = this_cpu_ptr(&cp_cpu_stats);
 	int cpu = smp_processor_id();
 	struct cp_ring *ring = cp_stream_cpu_ring(cpu);
-	unsigned long start = 0, next = 0, used;
+	unsigned long start = 0, next = 0;
 	struct cp_agg_sample a = {
 		.ips = w->ips,
 		.nk = w->nk,
@@ -311,10 +310,7 @@ static bool record(const struct wait *w, u32 tid, const struct cp_agg_wait *aw, 
 	} else if (!put_wait(ring, &a, aw, flags, &start, &next)) {
 		return false;
 	}
-	used = cp_ring_used(ring, next);
-	if (used > local64_read(&st->ring_hwm))
-		local64_set(&st->ring_hwm, used);
-	cp_stream_filled(ring, start, next);
+	cp_stream_cpu_wrote(ring, start, next);
 	return true;
 }
 

@@ -107,7 +107,7 @@ static bool record_sample(struct cp_cpu_stats *st, unsigned int index, u64 perio
 	int cpu = smp_processor_id();
 	struct cp_ring *ring = cp_stream_cpu_ring(cpu);
 	unsigned int nk = 0, nu = 0, kmax, umax, labels;
-	unsigned long start = 0, next = 0, used;
+	unsigned long start = 0, next = 0;
 	struct cp_agg_sample a;
 	bool truncated = false;
 
@@ -155,10 +155,7 @@ static bool record_sample(struct cp_cpu_stats *st, unsigned int index, u64 perio
 		return false;
 	}
 
-	used = cp_ring_used(ring, next);
-	if (used > local64_read(&st->ring_hwm))
-		local64_set(&st->ring_hwm, used);
-	cp_stream_filled(ring, start, next);
+	cp_stream_cpu_wrote(ring, start, next);
 	return true;
 }
 

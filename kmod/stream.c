@@ -192,6 +192,20 @@ void cp_stream_filled(const struct cp_ring *ring, unsigned long start, unsigned 
 }
 
 /*
+ * A producer, on its CPU, moved that CPU's ring's head from start to
+ * next: the ring's high-water mark, and drain soon if it is half full.
+ */
+void cp_stream_cpu_wrote(struct cp_ring *ring, unsigned long start, unsigned long next)
+{
+	struct cp_cpu_stats *st = this_cpu_ptr(&cp_cpu_stats);
+	unsigned long used = cp_ring_used(ring, next);
+
+	if (used > local64_read(&st->ring_hwm))
+		local64_set(&st->ring_hwm, used);
+	cp_stream_filled(ring, start, next);
+}
+
+/*
  * Sideband writers, never from NMI: cp_stream_sb_lock(), then
  * cp_stream_sb_reserve() and, if that found room, cp_stream_sb_commit(),
  * then cp_stream_sb_unlock().

@@ -43,6 +43,7 @@ static inline void cp_stream_cpu_put(void)
 /* The producers' side, on their CPU, with cp_stream_cpu_get() */
 struct cp_ring *cp_stream_cpu_ring(int cpu);
 void cp_stream_filled(const struct cp_ring *ring, unsigned long start, unsigned long next);
+void cp_stream_cpu_wrote(struct cp_ring *ring, unsigned long start, unsigned long next);
 void cp_stream_kick(void);
 
 /* The sideband's side */
