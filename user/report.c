@@ -56,7 +56,10 @@ static const struct cp_opt opts[] = {
 	CP_OPT(OPT_FRACTION, "node-fraction", "F",
 	       "leave out nodes under F of the total (default 0.005,\n"
 	       "as pprof; 0 keeps them all)"),
-	CP_OPT(OPT_EVENT, "event", "EV", "only event EV (its name, or its index)"),
+	CP_OPT(OPT_EVENT, "event", "EV",
+	       "only event EV (its name, or its index); off-cpu: the\n"
+	       "waits of 'cprof record --off-cpu', wall: the time\n"
+	       "event's samples and the waits"),
 	CP_OPT(OPT_PPROF, "pprof", "OUT",
 	       "write a gzipped pprof profile to OUT ('-': stdout);\n"
 	       "with several events one per event, OUT.EVENT.pb.gz\n"
@@ -112,7 +115,10 @@ static const struct cp_usage usage = {
 	"the recording holds; C++ and Rust names demangled; code nothing names as\n"
 	"FILE+0xOFFSET, the file offset of its function's start. The samples of a Go\n"
 	"program carry its goroutines' pprof labels: pprof profiles have them as\n"
-	"string labels (go tool pprof -tags, -tagfocus), --tag filters by one.\n",
+	"string labels (go tool pprof -tags, -tagfocus), --tag filters by one.\n"
+	"The off-CPU waits of 'cprof record --off-cpu' are the event off-cpu, by\n"
+	"their time, and with cpu-clock wall is both; in pprof, sample types of\n"
+	"the cpu-clock profile (-sample_index=off-cpu, wait, sched-delay, wall).\n",
 	.opts = opts,
 	.notes =
 	"Exit status: 0 success; 1 failure (cannot read, cannot write); 2 usage error,\n"
