@@ -97,6 +97,18 @@ within()
 		[ $((100 * ($2 - $1))) -le $((TOLERANCE * $2)) ]
 }
 
+status_u64()
+{
+	awk -v k="$1" '$1 == k ":" || $1 == k { print $NF; exit }' /proc/causalprof/status
+}
+
+# The time the off-CPU hooks took on every CPU so far (debugfs), ns.
+hooks_ns()
+{
+	cat /sys/kernel/debug/causalprof/cpu*/off_cpu_ns 2> /dev/null |
+		awk '{ s += $1 } END { printf "%d\n", s }'
+}
+
 # The program's own functions, for "first of them in the table".
 OWN='^(sleep_wait|pipe_wait|reader|produce|nap)$'
 
@@ -108,7 +120,12 @@ test_truth()
 		reason="no go tool pprof"
 		return 4
 	fi
+	hooks0=$(hooks_ns)
+	waits0=$(status_u64 off_cpu)
 	record "$name" "$@" || return 1
+	waits=$(($(status_u64 off_cpu) - waits0))
+	[ "$waits" -gt 0 ] &&
+		say "$name: the hooks took $((($(hooks_ns) - hooks0) / waits)) ns a wait recorded (TCG)"
 	if ! "$CPROF" report -i "$tmp/$name.data" --pprof "$tmp/$name.pb.gz" \
 		2> "$tmp/$name.rep.err"; then
 		show "$tmp/$name.rep.err"
@@ -198,11 +215,6 @@ test_targets_only()
 		else if ($6 != "cprof") bad = 1
 	     }
 	     END { for (p in pids) if (!(p in ours)) bad = 1; exit bad || !n }' "$tmp/only.threads"
-}
-
-status_u64()
-{
-	awk -v k="$1" '$1 == k ":" || $1 == k { print $NF; exit }' /proc/causalprof/status
 }
 
 # max_off_cpu_rate 100 a second per CPU: 1 a 10 ms window. The program's
