@@ -552,8 +552,9 @@ TEST_F(report, off_cpu_types)
 	p = decode(one);
 	ASSERT_NE(NULL, p);
 	ASSERT_EQ(4, p->n_sample_type);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 4; i++) {
 		EXPECT_EQ(totals[i + 2], type_total(p, types[i + 2])) TH_LOG("%s", types[i + 2]);
+	}
 	EXPECT_STREQ("off-cpu", str(p, p->default_sample_type));
 	perftools__profiles__profile__free_unpacked(p, NULL);
 
