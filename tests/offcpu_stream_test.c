@@ -10,13 +10,22 @@
  * sample at all; END's off_cpu is what came. With more threads asleep at
  * once than the module's off_cpu_threads, the waits of those it has no
  * room for are counted (off_cpu_untracked), in LOST records and in END.
- * The module is reloaded (fresh counters) for each test.
+ * Each thread of build/tests/targets/offcpu_why waits one way, and its
+ * waits carry that reason: clock_nanosleep() SLEEP, FUTEX_WAIT FUTEX,
+ * O_DIRECT reads of a null_blk device that completes them 2 ms later IO.
+ * Unloading the module while a target's threads are in the middle of
+ * waits leaves them waiting and waking as before, and the module loaded
+ * again records waits afresh. The module is reloaded (fresh counters) for
+ * each test.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "helpers.h"
@@ -200,6 +209,131 @@ TEST_F(offcpu, untracked)
 	EXPECT_EQ(lost, untracked + capped);
 	EXPECT_EQ(lost, self->stream.end.off_cpu_lost);
 	EXPECT_LT(0ULL, self->stream.end.off_cpu);
+}
+
+/* Waits by reason, of one thread */
+struct why {
+	pid_t tid;
+	size_t n[__CAUSALPROF_OFF_CPU_REASONS];
+	size_t all;
+	uint64_t ns;		/* waiting, of those of the reason expected */
+};
+
+static void why_count(struct why *w, const struct causalprof_off_cpu *rec, unsigned int reason)
+{
+	if (rec->tid != (uint32_t)w->tid || rec->reason >= __CAUSALPROF_OFF_CPU_REASONS)
+		return;
+	w->all++;
+	w->n[rec->reason]++;
+	if (rec->reason == reason)
+		w->ns += rec->wait_ns;
+}
+
+#define NULLB		"/dev/nullb0"
+#define NULLB_NS	2000000
+#define WHY_ROUNDS	20
+#define WHY_MS		5
+
+TEST_F(offcpu, reasons)
+{
+	char prog[PATH_MAX], rounds[16], ms[16], out[256];
+	char *argv[] = { prog, NULLB, rounds, ms, NULL };
+	const struct causalprof_record_hdr *h;
+	const struct causalprof_off_cpu *rec;
+	struct why sleep = { 0 }, futex = { 0 }, io = { 0 };
+	long sleeps, futexes, reads;
+	struct stat sb;
+	size_t off;
+
+	ASSERT_EQ(0, cp_target_path("offcpu_why", prog, sizeof(prog)));
+	/* A block device whose every request takes NULLB_NS, on a timer. */
+	if (system("modprobe null_blk nr_devices=1 irqmode=2 completion_nsec=2000000"
+		   " > /dev/null 2>&1") || stat(NULLB, &sb) || !S_ISBLK(sb.st_mode))
+		SKIP(return, "no null_blk (modprobe null_blk)");
+	snprintf(rounds, sizeof(rounds), "%d", WHY_ROUNDS);
+	snprintf(ms, sizeof(ms), "%d", WHY_MS);
+	ASSERT_EQ(0, cp_record(&self->nl, &self->target, argv, CP_F_STACKS | CAUSALPROF_F_OFF_CPU,
+			       NULL, 0, 60000));
+	EXPECT_EQ(0, system("rmmod null_blk"));
+	ASSERT_EQ(NULL, cp_stream_problem(&self->stream));
+	ASSERT_TRUE(WIFEXITED(self->target.status) && !WEXITSTATUS(self->target.status));
+	ASSERT_LT(0, cp_target_read(&self->target, out, sizeof(out), "\n", 5000));
+	ASSERT_EQ(6, sscanf(out, "sleep %d %ld futex %d %ld io %d %ld", &sleep.tid, &sleeps,
+			    &futex.tid, &futexes, &io.tid, &reads)) TH_LOG("offcpu_why: %s", out);
+	cp_stream_for_each(&self->stream, h, off) {
+		rec = cp_rec_off_cpu(h);
+		if (!rec)
+			continue;
+		why_count(&sleep, rec, CAUSALPROF_OFF_CPU_SLEEP);
+		why_count(&futex, rec, CAUSALPROF_OFF_CPU_FUTEX);
+		why_count(&io, rec, CAUSALPROF_OFF_CPU_IO);
+	}
+	TH_LOG("%s", out);
+	TH_LOG("waits (other io futex sleep): sleeper %zu %zu %zu %zu, futex waiter %zu %zu %zu %zu, reader %zu %zu %zu %zu; reads %llu ms",
+	       sleep.n[0], sleep.n[1], sleep.n[2], sleep.n[3], futex.n[0], futex.n[1], futex.n[2],
+	       futex.n[3], io.n[0], io.n[1], io.n[2], io.n[3], (unsigned long long)io.ns / 1000000);
+	/* Each sleep and each read waits once at least, in its own way only. */
+	EXPECT_LE((size_t)sleeps, sleep.n[CAUSALPROF_OFF_CPU_SLEEP]);
+	EXPECT_EQ(0U, sleep.n[CAUSALPROF_OFF_CPU_IO]);
+	EXPECT_LE((size_t)reads, io.n[CAUSALPROF_OFF_CPU_IO]);
+	EXPECT_EQ(0U, io.n[CAUSALPROF_OFF_CPU_SLEEP] + io.n[CAUSALPROF_OFF_CPU_FUTEX]);
+	EXPECT_LE((uint64_t)reads * NULLB_NS / 2, io.ns);
+	/*
+	 * A FUTEX_WAIT woken between its queueing and its schedule() returns
+	 * 0 without a wait: the waiter's waits are futex ones, most of them.
+	 */
+	EXPECT_LE((size_t)futexes / 2, futex.n[CAUSALPROF_OFF_CPU_FUTEX]);
+	EXPECT_LE(futex.all * 9, futex.n[CAUSALPROF_OFF_CPU_FUTEX] * 10);
+	EXPECT_EQ(0U, futex.n[CAUSALPROF_OFF_CPU_IO] + futex.n[CAUSALPROF_OFF_CPU_SLEEP]);
+}
+
+/*
+ * rmmod in the middle of waits: 20 threads and the main one sleeping 1 ms
+ * at a time, some of them switched out with their slots OUT or WOKEN when
+ * the hooks go. They go on waiting and waking, and exit normally; the
+ * module, loaded again, records an off-CPU session as before.
+ */
+TEST_F_TIMEOUT(offcpu, unload_mid_wait, 300)
+{
+	char *argv[] = { self->prog, "1", "3000", "5", "10", "20", NULL };
+	const char *ko = cp_ko_path();
+	uint64_t id, waits = 0;
+	int64_t deadline;
+
+	ASSERT_NE(NULL, ko);
+	ASSERT_EQ(0, cp_target_spawn(&self->target, argv, true));
+	ASSERT_EQ(0, cp_nl_start_events(&self->nl, self->target.pid,
+					CP_F_STACKS | CAUSALPROF_F_OFF_CPU, NULL, 0, &id))
+		TH_LOG("%s", self->nl.extack);
+	ASSERT_EQ(0, cp_target_release(&self->target));
+	deadline = cp_now_ms() + 20000;
+	while (waits < 200 && cp_now_ms() < deadline) {
+		ASSERT_EQ(0, cp_nl_pump(&self->nl, 50));
+		ASSERT_EQ(0, cp_status_u64("off_cpu", &waits));
+	}
+	ASSERT_LE(200ULL, waits);
+	ASSERT_EQ(-ETIMEDOUT, cp_target_wait(&self->target, 0))
+		TH_LOG("offcpu exited before the unload");
+
+	ASSERT_EQ(0, cp_module_unload());
+	ASSERT_FALSE(cp_module_loaded());
+	ASSERT_EQ(0, cp_target_wait(&self->target, 120000));
+	EXPECT_TRUE(WIFEXITED(self->target.status) && !WEXITSTATUS(self->target.status))
+		TH_LOG("offcpu's status %#x", self->target.status);
+	cp_target_kill(&self->target);
+	cp_nl_close(&self->nl);
+	cp_stream_free(&self->stream);
+
+	ASSERT_EQ(0, cp_module_load(ko));
+	ASSERT_EQ(0, cp_nl_open(&self->nl));
+	ASSERT_EQ(0, cp_nl_set_rcvbuf(&self->nl, 32 << 20));
+	self->nl.stream = &self->stream;
+	ASSERT_EQ(0, run(_metadata, self, CP_F_STACKS | CAUSALPROF_F_OFF_CPU, "0"));
+	ASSERT_EQ(NULL, cp_stream_problem(&self->stream));
+	TH_LOG("%llu waits before the unload; after, a session's END: %llu waits, %llu lost",
+	       (unsigned long long)waits, (unsigned long long)self->stream.end.off_cpu,
+	       (unsigned long long)self->stream.end.off_cpu_lost);
+	EXPECT_LE((uint64_t)SLEEPS, self->stream.end.off_cpu);
 }
 
 TEST_HARNESS_MAIN
