@@ -30,6 +30,8 @@
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <trace/events/sched.h>
+#include <trace/events/task.h>
 
 static bool no_inherit;
 static bool off_cpu;
@@ -123,6 +125,24 @@ static struct {
 	{ "sched_waking",	probe_waking },
 	{ "sched_switch",	probe_switch },
 };
+
+/*
+ * The probes against the prototypes of the kernel built for: sched_switch
+ * gained prev_state in 5.18 and before it took a probe without, which
+ * tracepoint_probe_register() would accept and the kernel call with the
+ * wrong arguments. The headers' register_trace_NAME() take only a probe of
+ * the right type (-Werror=incompatible-pointer-types in the kernel's
+ * flags); under sizeof they are not called, nor is the tracepoint they
+ * name, which is not exported, referenced.
+ */
+static void __maybe_unused check_probe_types(void)
+{
+	BUILD_BUG_ON(!sizeof(register_trace_sched_process_fork(probe_fork, NULL)));
+	BUILD_BUG_ON(!sizeof(register_trace_sched_process_exit(probe_exit, NULL)));
+	BUILD_BUG_ON(!sizeof(register_trace_task_rename(probe_rename, NULL)));
+	BUILD_BUG_ON(!sizeof(register_trace_sched_waking(probe_waking, NULL)));
+	BUILD_BUG_ON(!sizeof(register_trace_sched_switch(probe_switch, NULL)));
+}
 
 static struct kprobe mmap_kp;
 
