@@ -87,6 +87,26 @@ static void sample(struct cp_rec_writer *w, uint32_t pid, uint32_t tid, uint8_t 
 	put(w, CAUSALPROF_REC_SAMPLE, 0, &s, sizeof(s), ips, (nk + nu) * sizeof(*ips));
 }
 
+/* An off-CPU wait: a raw OFF_CPU, or with id the stack once and a count. */
+static void off_cpu(struct cp_rec_writer *w, uint32_t pid, uint32_t tid, int nk, int nu,
+		    const uint64_t *ips, uint64_t id, uint8_t reason)
+{
+	struct causalprof_off_cpu o = { .time_ns = now++, .wait_ns = 2000000,
+					.delay_ns = 50000, .pid = pid, .tid = tid,
+					.reason = reason, .nr_kernel = nk, .nr_user = nu };
+	struct causalprof_stack st = { .id = id, .nr_kernel = nk, .nr_user = nu };
+	struct causalprof_off_cpu_count c = { .time_ns = now++, .stack = id, .count = 3,
+					      .wait_ns = 6000000, .delay_ns = 150000,
+					      .pid = pid, .tid = tid, .reason = reason };
+
+	if (!id) {
+		put(w, CAUSALPROF_REC_OFF_CPU, 0, &o, sizeof(o), ips, (nk + nu) * sizeof(*ips));
+		return;
+	}
+	put(w, CAUSALPROF_REC_STACK, 0, &st, sizeof(st), ips, (nk + nu) * sizeof(*ips));
+	put(w, CAUSALPROF_REC_OFF_CPU_COUNT, 0, &c, sizeof(c), NULL, 0);
+}
+
 /* An aggregated session's form: the stack once, then its count. */
 static void counted(struct cp_rec_writer *w, uint32_t pid, uint32_t tid, uint8_t ev, int nk,
 		    int nu, const uint64_t *ips, uint64_t id, uint64_t n)
@@ -125,7 +145,7 @@ static int write_seed(const char *dir, const char *name, int events, bool full, 
 	uint64_t ips[4], self_ret = here(), qsort_at = (uint64_t)qsort + 4;
 	unsigned long vdso = getauxval(AT_SYSINFO_EHDR);
 	struct causalprof_lost l = { .lost = 3 };
-	struct causalprof_end e = { .samples = 8, .lost = 3 };
+	struct causalprof_end e = { .samples = 8, .lost = 3, .off_cpu = agg ? 4 : 2 };
 	struct cp_rec_writer w;
 	char path[4096];
 	int i;
@@ -150,6 +170,9 @@ static int write_seed(const char *dir, const char *name, int events, bool full, 
 	ips[1] = 0xffffffffc0000021ULL;
 	ips[2] = self_ret;
 	sample(&w, 100, 100, 0, 2, 1, ips);
+	/* Off-CPU waits, of both forms (cprof record --off-cpu). */
+	off_cpu(&w, 100, 100, 2, 1, ips, 0, CAUSALPROF_OFF_CPU_SLEEP);
+	off_cpu(&w, 100, 100, 2, 1, ips, agg ? 0x5eed + 9 : 0, CAUSALPROF_OFF_CPU_IO);
 	ips[0] = 0x1234;
 	sample(&w, 100, 100, 0, 0, 1, ips);
 	if (full) {

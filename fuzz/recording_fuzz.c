@@ -26,8 +26,12 @@ static void touch(const void *p, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	const struct causalprof_off_cpu_count *oc;
 	const struct causalprof_record_hdr *h;
 	const struct causalprof_sample *s;
+	const struct causalprof_off_cpu *w;
+	const struct causalprof_end *e;
+	uint64_t waits, lost, capped;
 	const struct causalprof_mmap *m;
 	const struct cp_rec_buildid *b;
 	struct cp_rec_reader rd;
@@ -44,6 +48,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if ((s = cp_rec_sample(h)))
 			touch(s->ips, (s->nr_kernel + s->nr_user) * sizeof(*s->ips));
+		if ((w = cp_rec_off_cpu(h)))
+			touch(w->ips, (w->nr_kernel + w->nr_user) * sizeof(*w->ips));
+		if ((oc = cp_rec_off_cpu_count(h)))
+			touch(oc, sizeof(*oc));
 		if ((m = cp_rec_mmap(h)))
 			touch(m->path, strlen(m->path) + 1);
 		if ((b = cp_rec_buildid(h)))
@@ -55,7 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cp_rec_comm(h);
 		cp_rec_task(h);
 		cp_rec_lost(h);
-		cp_rec_end(h);
+		if ((e = cp_rec_end(h)))
+			cp_rec_end_off_cpu(e, &waits, &lost, &capped);
 		cp_rec_time(h, &t);
 	}
 	if (ret && ret != -ENODATA && ret != -EBADMSG)

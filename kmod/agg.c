@@ -3,17 +3,20 @@
  * In-kernel aggregation of samples (CAUSALPROF_F_AGGREGATE): each CPU
  * counts its samples by (tid, event, stack) and the stream sends one
  * COUNT record per key at every drain, and each stack's frames once per
- * CPU, as a STACK record, instead of one SAMPLE record per sample.
+ * CPU, as a STACK record, instead of one SAMPLE record per sample. The
+ * off-CPU waits a CPU sees end (offcpu.c) are counted the same way, by
+ * (tid, reason, stack), as OFF_CPU_COUNT records, in the same tables.
  *
  * Every CPU online at the start has two count tables, preallocated, and an
- * active index. The overflow handler of that CPU (NMI or hard irq, never
- * two at once: sampler.c's busy count turns the second away) is the only
- * one that writes the active table; the drain (task context, any CPU)
- * owns the other one, sends its entries and clears it. A table is an
- * array of ready COUNT records, filled in the order keys are first seen,
- * and an open-addressing index of twice as many slots over it (a bounded
- * probe: a key that finds no slot within PROBE_MAX falls back to a SAMPLE
- * record, as when the array is full).
+ * active index. The producer of that CPU (the overflow handler, in NMI or
+ * hard irq, or the scheduler hook that ends a wait; never two at once:
+ * cp_stream_cpu_get() turns the second away) is the only one that writes
+ * the active table; the drain (task context, any CPU) owns the other one,
+ * sends its entries and clears it. A table is an array of ready COUNT and
+ * OFF_CPU_COUNT records, filled in the order keys are first seen, and an
+ * open-addressing index of twice as many slots over it (a bounded probe:
+ * a key that finds no slot within PROBE_MAX falls back to a SAMPLE or
+ * OFF_CPU record, as when the array is full).
  *
  * The handler brackets its use of a table with a per-CPU sequence: odd
  * while it runs. The drain swaps the tables once the one it owns is empty
@@ -34,7 +37,7 @@
  * makes it active again.
  *
  * A stack's STACK record goes into the CPU's sample ring, from the
- * handler, before the count of the sample that first has it; the drain
+ * producer, before the count of the sample (or wait) that first has it; the drain
  * reads the ring's head only after the swap, and sends the ring's records
  * before the old table's. So a STACK always precedes, or travels with,
  * the first COUNT that names it. The stacks a CPU has sent are kept in a
@@ -62,8 +65,15 @@
 #define PROBE_MAX	16
 #define STACKS_PER_ENTRY 8
 
+/* A table's entry: a COUNT, or an OFF_CPU_COUNT (hdr.type says which). */
+union agg_ent {
+	struct causalprof_record_hdr hdr;
+	struct causalprof_count count;
+	struct causalprof_off_cpu_count wait;
+};
+
 struct agg_table {
-	struct causalprof_count *ents;	/* nr used, in first-seen order */
+	union agg_ent *ents;		/* nr used, in first-seen order */
 	u32 *index;			/* 2 * entries slots: entry + 1, 0 free */
 	u32 *slot;			/* of each entry in index: clearing one
 					 * table costs its entries, not its size
@@ -107,11 +117,30 @@ u64 cp_agg_hash(const struct cp_agg_sample *s)
 	return h ?: 1;
 }
 
-static u32 key_hash(u64 stack, u32 tid, u8 event)
-{
-	u64 k = stack ^ ((u64)tid << 8 | event) * 0x9e3779b97f4a7c15ULL;
+/* What a table entry is counted by: its stack, thread, and event or reason. */
+struct agg_key {
+	u64 stack;
+	u32 tid;
+	u16 type;	/* CAUSALPROF_REC_COUNT or _OFF_CPU_COUNT */
+	u8 sub;		/* the event of a COUNT, the reason of an OFF_CPU_COUNT */
+};
 
-	return (u32)(k ^ (k >> 32));
+static u32 key_hash(const struct agg_key *k)
+{
+	u64 h = k->stack ^ ((u64)k->tid << 16 | (u64)k->type << 8 | k->sub) *
+			   0x9e3779b97f4a7c15ULL;
+
+	return (u32)(h ^ (h >> 32));
+}
+
+static bool key_eq(const union agg_ent *e, const struct agg_key *k)
+{
+	if (e->hdr.type != k->type)
+		return false;
+	if (k->type == CAUSALPROF_REC_COUNT)
+		return e->count.stack == k->stack && e->count.tid == k->tid &&
+		       e->count.event == k->sub;
+	return e->wait.stack == k->stack && e->wait.tid == k->tid && e->wait.reason == k->sub;
 }
 
 /* Handler: whether this CPU has sent the stack; remembers it if there is room. */
@@ -170,84 +199,152 @@ static struct causalprof_stack *put_stack(struct cp_ring *ring, const struct cp_
 }
 
 /*
- * Handler, on s->cpu, with the CPU's busy count held: counts the sample.
- * Writes the stack's STACK into ring first if this CPU has not sent it.
+ * The entry of key k in the CPU's active table, a new one (zeroed but for
+ * its key, to be filled in by the caller: *fresh) if it has none, with
+ * the stack's STACK written into ring first if this CPU has not sent it.
+ * Between enter() and leave(): see the header.
  */
-enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sample *s,
-				 unsigned long *start, unsigned long *next)
+static union agg_ent *find_or_add(struct agg_cpu *ac, struct cp_ring *ring,
+				  const struct cp_agg_sample *s, const struct agg_key *k,
+				  bool *fresh, unsigned long *start, unsigned long *next,
+				  enum cp_agg_result *ret)
 {
-	struct agg_cpu *ac = this_cpu_ptr(tables.cpus);
-	u32 mask = 2 * tables.entries - 1, h, i, slot = 0, e;
-	enum cp_agg_result ret = CP_AGG_FULL;
-	struct causalprof_count *c = NULL;
-	struct agg_table *t;
+	u32 mask = 2 * tables.entries - 1, h = key_hash(k), i, slot = 0, e;
+	struct agg_table *t = &ac->t[READ_ONCE(ac->active)];
+	union agg_ent *c = NULL;
 	bool room;
-	u64 id;
 
-	*next = 0;
-	/* A CPU that came online after the start has no tables. */
-	if (unlikely(!ac->seen))
-		return CP_AGG_FULL;
-	id = cp_agg_hash(s);
-	h = key_hash(id, s->tid, s->event);
-	WRITE_ONCE(ac->seq, ac->seq + 1);
-	/* Pairs with the drain's smp_mb() in swap_tables(): see the header. */
-	smp_mb();
-	t = &ac->t[READ_ONCE(ac->active)];
-
+	*fresh = false;
+	*ret = CP_AGG_FULL;
 	for (i = 0; i < PROBE_MAX; i++) {
 		slot = (h + i) & mask;
 		e = t->index[slot];
 		if (!e)
 			break;
 		c = &t->ents[e - 1];
-		if (c->stack == id && c->tid == s->tid && c->event == s->event)
-			break;
+		if (key_eq(c, k))
+			return c;
 		c = NULL;
 	}
-	if (!c && (i == PROBE_MAX || t->nr == tables.entries))
-		goto out;
+	if (i == PROBE_MAX || t->nr == tables.entries)
+		return NULL;
 
 	/* A key already in the table: its CPU has sent its stack. */
-	if (!c && !seen(ac, id, &room)) {
+	if (!seen(ac, k->stack, &room)) {
 		*start = ring->head;
-		if (!put_stack(ring, s, id, room, next)) {
+		if (!put_stack(ring, s, k->stack, room, next)) {
 			if (room)
-				forget(ac, id);
-			ret = CP_AGG_LOST;
-			goto out;
+				forget(ac, k->stack);
+			*ret = CP_AGG_LOST;
+			return NULL;
 		}
 		cp_ring_commit(ring, *next);
 	}
 
-	if (!c) {
-		c = &t->ents[t->nr];
-		c->hdr.type = CAUSALPROF_REC_COUNT;
-		c->hdr.flags = 0;
+	c = &t->ents[t->nr];
+	memset(c, 0, sizeof(*c));
+	c->hdr.type = k->type;
+	t->slot[t->nr] = slot;
+	t->index[slot] = ++t->nr;
+	/* Half full: drain soon rather than fall back to SAMPLEs. */
+	if (t->nr == tables.entries / 2)
+		cp_stream_kick();
+	*fresh = true;
+	return c;
+}
+
+/* The producer enters its CPU's active table; pairs with swap_tables(). */
+static void enter(struct agg_cpu *ac)
+{
+	WRITE_ONCE(ac->seq, ac->seq + 1);
+	/* Pairs with the drain's smp_mb() in swap_tables(): see the header. */
+	smp_mb();
+}
+
+static void leave(struct agg_cpu *ac)
+{
+	/* Pairs with the drain's smp_mb() after its wait: our writes are seen. */
+	smp_store_release(&ac->seq, ac->seq + 1);
+}
+
+static void count_sample(struct causalprof_count *c, const struct cp_agg_sample *s, u64 id,
+			 bool fresh)
+{
+	if (fresh) {
 		c->hdr.size = sizeof(*c);
 		c->time_ns = s->time_ns;
 		c->stack = id;
-		c->count = 0;
-		c->weight = 0;
 		c->pid = s->pid;
 		c->tid = s->tid;
 		c->cpu = s->cpu;
 		c->event = s->event;
-		c->pad = 0;
-		c->pad2 = 0;
-		t->slot[t->nr] = slot;
-		t->index[slot] = ++t->nr;
-		/* Half full: drain soon rather than fall back to SAMPLEs. */
-		if (t->nr == tables.entries / 2)
-			cp_stream_kick();
 	}
 	c->count++;
 	c->weight += s->period;
-	ret = CP_AGG_COUNTED;
-out:
-	/* Pairs with the drain's smp_mb() after its wait: our writes are seen. */
-	smp_store_release(&ac->seq, ac->seq + 1);
-	return ret;
+}
+
+static void count_wait(struct causalprof_off_cpu_count *c, const struct cp_agg_sample *s,
+		       const struct cp_agg_wait *w, u64 id, bool fresh)
+{
+	if (fresh) {
+		c->hdr.size = sizeof(*c);
+		c->time_ns = s->time_ns;
+		c->stack = id;
+		c->pid = s->pid;
+		c->tid = s->tid;
+		c->cpu = s->cpu;
+		c->reason = w->reason;
+	}
+	c->count++;
+	c->wait_ns += w->wait_ns;
+	c->delay_ns += w->delay_ns;
+}
+
+/*
+ * Producer, on s->cpu, with cp_stream_cpu_get(): counts the sample, or
+ * with w the off-CPU wait whose stacks s has (s->period unused). Writes
+ * the stack's STACK into ring first if this CPU has not sent it.
+ */
+static enum cp_agg_result count(struct cp_ring *ring, const struct cp_agg_sample *s,
+				const struct cp_agg_wait *w, unsigned long *start,
+				unsigned long *next)
+{
+	struct agg_cpu *ac = this_cpu_ptr(tables.cpus);
+	struct agg_key k = {
+		.tid = s->tid,
+		.type = w ? CAUSALPROF_REC_OFF_CPU_COUNT : CAUSALPROF_REC_COUNT,
+		.sub = w ? w->reason : s->event,
+	};
+	enum cp_agg_result ret;
+	union agg_ent *e;
+	bool fresh;
+
+	*next = 0;
+	/* A CPU that came online after the start has no tables. */
+	if (unlikely(!ac->seen))
+		return CP_AGG_FULL;
+	k.stack = cp_agg_hash(s);
+	enter(ac);
+	e = find_or_add(ac, ring, s, &k, &fresh, start, next, &ret);
+	if (e && w)
+		count_wait(&e->wait, s, w, k.stack, fresh);
+	else if (e)
+		count_sample(&e->count, s, k.stack, fresh);
+	leave(ac);
+	return e ? CP_AGG_COUNTED : ret;
+}
+
+enum cp_agg_result cp_agg_sample(struct cp_ring *ring, const struct cp_agg_sample *s,
+				 unsigned long *start, unsigned long *next)
+{
+	return count(ring, s, NULL, start, next);
+}
+
+enum cp_agg_result cp_agg_wait(struct cp_ring *ring, const struct cp_agg_sample *s,
+			       const struct cp_agg_wait *w, unsigned long *start,
+			       unsigned long *next)
+{
+	return count(ring, s, w, start, next);
 }
 
 /* Drain: the handler's table becomes the drain's; see the header. */
@@ -280,12 +377,12 @@ void cp_agg_prepare(int cpu)
 }
 
 /* Drain: the entries of cpu's table not yet sent, from the message's cursor. */
-const struct causalprof_count *cp_agg_next(int cpu)
+const struct causalprof_record_hdr *cp_agg_next(int cpu)
 {
 	struct agg_cpu *ac = per_cpu_ptr(tables.cpus, cpu);
 	struct agg_table *mine = &ac->t[!ac->active];
 
-	return ac->next < mine->nr ? &mine->ents[ac->next] : NULL;
+	return ac->next < mine->nr ? &mine->ents[ac->next].hdr : NULL;
 }
 
 void cp_agg_advance(int cpu)
@@ -380,7 +477,7 @@ static int alloc_cpu(struct agg_cpu *ac, int node)
 
 /*
  * Process context, before any handler runs: entries per table (16 to
- * 65536), about 200 bytes an entry, for each CPU online now. Possible CPUs
+ * 65536), about 210 bytes an entry, for each CPU online now. Possible CPUs
  * may be many more than those that ever run (firmware lists hotplug
  * slots); a CPU that comes online during the session has no tables and
  * sends SAMPLE records, counted as fallback.

@@ -32,7 +32,7 @@ static int local64_get(void *data, u64 *val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(local64_fops, local64_get, NULL, "%llu\n");
 
-/* cpuN/: the overflow handler's counters on CPU N. */
+/* cpuN/: the overflow handler's and the off-CPU hooks' counters on CPU N. */
 static void __init create_cpu_dir(int cpu)
 {
 	struct cp_cpu_stats *st = per_cpu_ptr(&cp_cpu_stats, cpu);
@@ -46,6 +46,11 @@ static void __init create_cpu_dir(int cpu)
 		{ "ring_hwm",	&st->ring_hwm },
 		{ "handler_ns",	&st->handler_ns },
 		{ "fallback",	&st->fallback },
+		{ "off_cpu",	&st->off_cpu },
+		{ "off_cpu_lost", &st->off_cpu_lost },
+		{ "off_cpu_capped", &st->off_cpu_capped },
+		{ "off_cpu_untracked", &st->off_cpu_untracked },
+		{ "off_cpu_ns",	&st->off_cpu_ns },
 	};
 	struct dentry *dir;
 	char name[16];

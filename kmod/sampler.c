@@ -9,9 +9,10 @@
  * that the task is a target, writes one record into its CPU's ring (or,
  * in an aggregated session, counts the sample in its CPU's table: see
  * agg.c), with a Go target's labels (golabels.c), and counts. An NMI
- * that lands while the same CPU's hrtimer handler is busy finds the CPU's
- * scratch space taken and counts its sample as lost, so samples + lost ==
- * overflows on every CPU.
+ * that lands while the same CPU's hrtimer handler, or the scheduler hook
+ * that ends an off-CPU wait (offcpu.c), is busy finds the CPU's ring and
+ * scratch space taken (cp_stream_cpu_get()) and counts its sample as
+ * lost, so samples + lost == overflows on every CPU.
  */
 
 #include "agg.h"
@@ -66,8 +67,6 @@ static struct {
 	int timed;
 } counters;
 
-static DEFINE_PER_CPU(int, busy);
-
 /* A SAMPLE record of the stack in the CPU's scratch into ring. */
 static bool put_sample(struct cp_ring *ring, const struct cp_agg_sample *a, unsigned long *start,
 		       unsigned long *next)
@@ -108,7 +107,7 @@ static bool record_sample(struct cp_cpu_stats *st, unsigned int index, u64 perio
 	int cpu = smp_processor_id();
 	struct cp_ring *ring = cp_stream_cpu_ring(cpu);
 	unsigned int nk = 0, nu = 0, kmax, umax, labels;
-	unsigned long start = 0, next = 0, used;
+	unsigned long start = 0, next = 0;
 	struct cp_agg_sample a;
 	bool truncated = false;
 
@@ -156,10 +155,7 @@ static bool record_sample(struct cp_cpu_stats *st, unsigned int index, u64 perio
 		return false;
 	}
 
-	used = cp_ring_used(ring, next);
-	if (used > local64_read(&st->ring_hwm))
-		local64_set(&st->ring_hwm, used);
-	cp_stream_filled(ring, start, next);
+	cp_stream_cpu_wrote(ring, start, next);
 	return true;
 }
 
@@ -176,9 +172,9 @@ static void cp_overflow(struct perf_event *event, struct perf_sample_data *data,
 	if (!regs || !cp_target_match(current))
 		goto out;
 	local64_inc(&st->overflows);
-	if (this_cpu_inc_return(busy) != 1) {
+	if (!cp_stream_cpu_get()) {
 		local64_inc(&st->lost);
-		goto out_dec;
+		goto out_put;
 	}
 	if (record_sample(st, index, data->period, regs, t0, &nk, &nu))
 		local64_inc(&st->samples);
@@ -186,8 +182,8 @@ static void cp_overflow(struct perf_event *event, struct perf_sample_data *data,
 		local64_inc(&st->lost);
 	cp_causal_sample(data->period, (int)index == counters.timed, user_mode(regs),
 			 this_cpu_ptr(counters.scratch)->ips + nk, nu);
-out_dec:
-	this_cpu_dec(busy);
+out_put:
+	cp_stream_cpu_put();
 out:
 	local64_add(ktime_get_mono_fast_ns() - t0, &st->handler_ns);
 }

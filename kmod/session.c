@@ -10,6 +10,7 @@
 #include "gohooks.h"
 #include "golabels.h"
 #include "hooks.h"
+#include "offcpu.h"
 #include "progress.h"
 #include "sampler.h"
 #include "session.h"
@@ -153,10 +154,11 @@ static struct pid *get_target(u32 nr, pid_t *tgid)
 
 /*
  * Sets the session up in the order its parts depend on each other: the
- * rings before anything writes into them, the target set before the hooks
- * that update it, the hooks before the initial dump so that no change made
- * during the dump goes unreported, and the counters last, once every
- * mapping they may hit has been reported.
+ * rings before anything writes into them, the target set and the off-CPU
+ * threads' table before the hooks that use them, the hooks before the
+ * initial dump so that no change made during the dump goes unreported,
+ * and the counters last, once every mapping they may hit has been
+ * reported.
  */
 int cp_session_start(const struct cp_config *cfg, struct netlink_ext_ack *extack, u64 *id)
 {
@@ -216,9 +218,12 @@ int cp_session_start(const struct cp_config *cfg, struct netlink_ext_ack *extack
 	ret = cp_sideband_start(extack);
 	if (ret)
 		goto err_stop_targets;
-	ret = cp_hooks_start(cfg, extack);
+	ret = cp_offcpu_start(cfg, extack);
 	if (ret)
 		goto err_stop_sideband;
+	ret = cp_hooks_start(cfg, extack);
+	if (ret)
+		goto err_stop_offcpu;
 	if (!all)
 		cp_targets_recheck(tgid);
 	ret = cp_sideband_dump(all, tgid, extack);
@@ -247,6 +252,8 @@ err_stop_golabels:
 	cp_golabels_stop();
 err_stop_hooks:
 	cp_hooks_stop();
+err_stop_offcpu:
+	cp_offcpu_stop();
 err_stop_sideband:
 	cp_sideband_stop();
 err_stop_targets:
@@ -336,6 +343,7 @@ static void stop_locked(void)
 	cp_sampler_stop();
 	cp_golabels_stop();
 	cp_hooks_stop();
+	cp_offcpu_stop();
 	cp_sideband_stop();
 	cp_targets_stop();
 	put_pid(sess.target);

@@ -60,6 +60,14 @@ u64 cp_stat_read(enum causalprof_stat stat)
 		return cpu_sum(offsetof(struct cp_cpu_stats, overflows));
 	case CAUSALPROF_STAT_AGG_FALLBACK:
 		return cpu_sum(offsetof(struct cp_cpu_stats, fallback));
+	case CAUSALPROF_STAT_OFF_CPU:
+		return cpu_sum(offsetof(struct cp_cpu_stats, off_cpu));
+	case CAUSALPROF_STAT_OFF_CPU_LOST:
+		return cpu_sum(offsetof(struct cp_cpu_stats, off_cpu_lost));
+	case CAUSALPROF_STAT_OFF_CPU_CAPPED:
+		return cpu_sum(offsetof(struct cp_cpu_stats, off_cpu_capped));
+	case CAUSALPROF_STAT_OFF_CPU_UNTRACKED:
+		return cpu_sum(offsetof(struct cp_cpu_stats, off_cpu_untracked));
 	default:
 		return atomic64_read(&cp_stats[stat]);
 	}

@@ -15,16 +15,18 @@
 /*
  * Module-wide counters since load, indexed by enum causalprof_stat so that
  * /proc, debugfs and netlink walk the same table. Safe from any context,
- * including NMI. samples, lost and overflows are sums of the per-CPU
- * counters below; the others live in cp_stats[].
+ * including NMI. samples, lost, overflows, agg_fallback and the off-CPU
+ * counters are sums of the per-CPU counters below; the others live in
+ * cp_stats[].
  */
 extern atomic64_t cp_stats[__CAUSALPROF_STAT_LAST];
 
 /*
- * Per-CPU counters of the overflow handler, since load (ring_hwm: of the
- * current or last session). Only the handler of that CPU writes them, with
- * local64 operations so that an NMI landing inside the hrtimer's handler
- * cannot tear an update; anyone may read them.
+ * Per-CPU counters of the overflow handler and of the scheduler hooks that
+ * record off-CPU waits, since load (ring_hwm: of the current or last
+ * session). Only that CPU writes them, with local64 operations so that an
+ * NMI landing inside the hrtimer's handler or a hook cannot tear an
+ * update; anyone may read them.
  */
 struct cp_cpu_stats {
 	local64_t samples;	/* stored in the ring */
@@ -33,6 +35,11 @@ struct cp_cpu_stats {
 	local64_t ring_hwm;	/* highest ring fill, bytes */
 	local64_t handler_ns;	/* time spent in the handler */
 	local64_t fallback;	/* of samples: a SAMPLE record, table full */
+	local64_t off_cpu;	/* waits recorded (where they ended) */
+	local64_t off_cpu_lost;	/* waits not recorded, whatever the reason */
+	local64_t off_cpu_capped;	/* of those, over max_off_cpu_rate */
+	local64_t off_cpu_untracked;	/* of those, no room in the thread table */
+	local64_t off_cpu_ns;	/* time spent in the off-CPU hooks */
 };
 
 DECLARE_PER_CPU(struct cp_cpu_stats, cp_cpu_stats);

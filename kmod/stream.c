@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The session's rings and their one consumer: a delayed work that drains
- * them every drain_ms, or at once when the overflow handler finds a
- * ring half full (through an irq_work: the handler may be an NMI), into
+ * them every drain_ms, or at once when a producer (the overflow handler,
+ * the scheduler hook that ends an off-CPU wait) finds a ring half full
+ * (through an irq_work: the handler may be an NMI), into
  * CAUSALPROF_CMD_RECORDS messages queued on the session owner's socket
  * by the sink the netlink layer supplies (cp_owner.send).
  *
@@ -104,6 +105,11 @@ struct cpu_state {
 	u64 lost_seen;		/* lost as of the last LOST record */
 	u64 lost_next;		/* ... once the batch is sent */
 	u64 fallback0;
+	u64 off0;		/* off-CPU waits recorded, */
+	u64 off_lost0;		/* not recorded, */
+	u64 off_capped0;	/* of those capped, when the session started */
+	u64 off_lost_seen;	/* off_cpu_lost as of the last such LOST record */
+	u64 off_lost_next;
 };
 
 static struct {
@@ -140,6 +146,8 @@ static struct {
  */
 static DEFINE_MUTEX(drain_lock);
 static DEFINE_RAW_SPINLOCK(sb_lock);
+
+DEFINE_PER_CPU(int, cp_stream_busy);
 
 static unsigned long drain_interval(void)
 {
@@ -181,6 +189,20 @@ void cp_stream_filled(const struct cp_ring *ring, unsigned long start, unsigned 
 
 	if (next - tail > half && start - tail <= half)
 		irq_work_queue(&kick);
+}
+
+/*
+ * A producer, on its CPU, moved that CPU's ring's head from start to
+ * next: the ring's high-water mark, and drain soon if it is half full.
+ */
+void cp_stream_cpu_wrote(struct cp_ring *ring, unsigned long start, unsigned long next)
+{
+	struct cp_cpu_stats *st = this_cpu_ptr(&cp_cpu_stats);
+	unsigned long used = cp_ring_used(ring, next);
+
+	if (used > local64_read(&st->ring_hwm))
+		local64_set(&st->ring_hwm, used);
+	cp_stream_filled(ring, start, next);
 }
 
 /*
@@ -300,18 +322,26 @@ static bool put_losses(void)
 	u64 lost;
 	int cpu;
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		strm.cpus[cpu].lost_next = strm.cpus[cpu].lost_seen;
+		strm.cpus[cpu].off_lost_next = strm.cpus[cpu].off_lost_seen;
+	}
 	strm.sb_lost_next = strm.sb_lost_seen;
 
 	for_each_possible_cpu(cpu) {
 		cs = &strm.cpus[cpu];
 		lost = local64_read(&per_cpu(cp_cpu_stats, cpu).lost);
-		if (lost == cs->lost_seen)
-			continue;
-		if (!put_lost(cpu, 0, lost - cs->lost_seen))
-			return false;
-		cs->lost_next = lost;
+		if (lost != cs->lost_seen) {
+			if (!put_lost(cpu, 0, lost - cs->lost_seen))
+				return false;
+			cs->lost_next = lost;
+		}
+		lost = local64_read(&per_cpu(cp_cpu_stats, cpu).off_cpu_lost);
+		if (lost != cs->off_lost_seen) {
+			if (!put_lost(cpu, CAUSALPROF_LOST_F_OFF_CPU, lost - cs->off_lost_seen))
+				return false;
+			cs->off_lost_next = lost;
+		}
 	}
 	lost = READ_ONCE(strm.sb_lost);
 	if (lost == strm.sb_lost_seen)
@@ -340,6 +370,10 @@ static bool put_end(void)
 		rec.samples += local64_read(&st->samples) - strm.cpus[cpu].samples0;
 		rec.lost += local64_read(&st->lost) - strm.cpus[cpu].lost0;
 		rec.fallback += local64_read(&st->fallback) - strm.cpus[cpu].fallback0;
+		rec.off_cpu += local64_read(&st->off_cpu) - strm.cpus[cpu].off0;
+		rec.off_cpu_lost += local64_read(&st->off_cpu_lost) - strm.cpus[cpu].off_lost0;
+		rec.off_cpu_capped += local64_read(&st->off_cpu_capped) -
+				      strm.cpus[cpu].off_capped0;
 	}
 	return put(&rec, sizeof(rec));
 }
@@ -357,13 +391,13 @@ static bool take(const struct cp_ring *r, unsigned long *pos, unsigned long end)
 	return true;
 }
 
-/* Moves cpu's unsent COUNT records into the batch while they fit. */
+/* Moves cpu's unsent COUNT (and OFF_CPU_COUNT) records into the batch while they fit. */
 static bool take_counts(int cpu)
 {
-	const struct causalprof_count *c;
+	const struct causalprof_record_hdr *h;
 
-	while ((c = cp_agg_next(cpu))) {
-		if (!put(c, c->hdr.size))
+	while ((h = cp_agg_next(cpu))) {
+		if (!put(h, h->size))
 			return false;
 		cp_agg_advance(cpu);
 	}
@@ -484,6 +518,7 @@ static int drain_once(bool final)
 		cs = &strm.cpus[cpu];
 		cp_ring_consume(per_cpu_ptr(strm.rings, cpu), cs->next);
 		cs->lost_seen = cs->lost_next;
+		cs->off_lost_seen = cs->off_lost_next;
 		if (strm.agg)
 			cp_agg_commit(cpu);
 	}
@@ -611,6 +646,10 @@ int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack 
 		cs->samples0 = local64_read(&st->samples);
 		cs->lost0 = local64_read(&st->lost);
 		cs->lost_seen = cs->lost0;
+		cs->off0 = local64_read(&st->off_cpu);
+		cs->off_lost0 = local64_read(&st->off_cpu_lost);
+		cs->off_capped0 = local64_read(&st->off_cpu_capped);
+		cs->off_lost_seen = cs->off_lost0;
 		local64_set(&st->ring_hwm, 0);
 	}
 	strm.sb_lost = 0;

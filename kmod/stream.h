@@ -7,6 +7,7 @@
 #ifndef _CAUSALPROF_STREAM_H
 #define _CAUSALPROF_STREAM_H
 
+#include <linux/percpu.h>
 #include <linux/types.h>
 
 struct cp_config;
@@ -20,9 +21,29 @@ bool cp_stream_finish(bool hurry);
 void cp_stream_free(void);
 void cp_stream_owner_gone(void);
 
-/* The overflow handler's side */
+/*
+ * The producer's side of a CPU's sample ring and count table belongs to one
+ * context of that CPU at a time: the overflow handler, or the scheduler
+ * hook that ends an off-CPU wait. One that finds it taken (an NMI that
+ * interrupted the hrtimer's handler or the hook) gets false and drops its
+ * record, counted; either way it calls cp_stream_cpu_put() after.
+ */
+DECLARE_PER_CPU(int, cp_stream_busy);
+
+static inline bool cp_stream_cpu_get(void)
+{
+	return this_cpu_inc_return(cp_stream_busy) == 1;
+}
+
+static inline void cp_stream_cpu_put(void)
+{
+	this_cpu_dec(cp_stream_busy);
+}
+
+/* The producers' side, on their CPU, with cp_stream_cpu_get() */
 struct cp_ring *cp_stream_cpu_ring(int cpu);
 void cp_stream_filled(const struct cp_ring *ring, unsigned long start, unsigned long next);
+void cp_stream_cpu_wrote(struct cp_ring *ring, unsigned long start, unsigned long next);
 void cp_stream_kick(void);
 
 /* The sideband's side */

@@ -209,6 +209,8 @@ struct cp_stream {
 	size_t overruns;	/* ENOBUFS: the socket dropped messages */
 	uint64_t lost;		/* sum of the LOST records of samples */
 	uint64_t sideband_lost;	/* sum of the LOST records of sideband records */
+	size_t waits;		/* OFF_CPU records, plus the waits of OFF_CPU_COUNT records */
+	uint64_t off_cpu_lost;	/* sum of the LOST records of off-CPU waits */
 	bool ended;
 	struct causalprof_end end;
 	size_t experiments;	/* EXPERIMENT records */
@@ -235,6 +237,9 @@ const char *cp_stream_problem(const struct cp_stream *s);
 #define cp_rec_exp(h)		CP_REC(h, CAUSALPROF_REC_EXPERIMENT, struct causalprof_experiment)
 #define cp_rec_stack(h)		CP_REC(h, CAUSALPROF_REC_STACK, struct causalprof_stack)
 #define cp_rec_count(h)		CP_REC(h, CAUSALPROF_REC_COUNT, struct causalprof_count)
+#define cp_rec_off_cpu(h)	CP_REC(h, CAUSALPROF_REC_OFF_CPU, struct causalprof_off_cpu)
+#define cp_rec_off_cpu_count(h)	\
+	CP_REC(h, CAUSALPROF_REC_OFF_CPU_COUNT, struct causalprof_off_cpu_count)
 
 /* The ranges and progress points of an EXPERIMENT record. */
 static inline const struct causalprof_exp_range *

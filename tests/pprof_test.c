@@ -457,6 +457,114 @@ TEST_F(report, one_file_per_event)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
+/* The sum of sample type @type's values, or -1 without that type. */
+static int64_t type_total(const Profile *p, const char *type)
+{
+	int64_t sum = 0;
+	size_t i, t;
+
+	for (t = 0; t < p->n_sample_type && strcmp(str(p, p->sample_type[t]->type), type); t++)
+		;
+	if (t == p->n_sample_type)
+		return -1;
+	for (i = 0; i < p->n_sample; i++)
+		sum += p->sample[i]->value[t];
+	return sum;
+}
+
+/* The off-CPU time of the samples labelled reason=@reason. */
+static int64_t reason_total(const Profile *p, const char *reason)
+{
+	int64_t sum = 0;
+	size_t i, j, t;
+
+	for (t = 0; t < p->n_sample_type && strcmp(str(p, p->sample_type[t]->type), "off-cpu");
+	     t++)
+		;
+	for (i = 0; t < p->n_sample_type && i < p->n_sample; i++)
+		for (j = 0; j < p->sample[i]->n_label; j++)
+			if (!strcmp(str(p, p->sample[i]->label[j]->key), "reason") &&
+			    !strcmp(str(p, p->sample[i]->label[j]->str), reason))
+				sum += p->sample[i]->value[t];
+	return sum;
+}
+
+/*
+ * Off-CPU waits (cprof record --off-cpu): sample types of the cpu-clock
+ * profile after its own, each wait labelled with its reason, cpu-clock
+ * still the default, wall both; --event off-cpu their own four; the text
+ * view's heading. 20 samples of 1 ms; 3 sleeps of 10 ms and 1 ms in the run
+ * queue as OFF_CPU records, 5 I/O waits of 50 and 5 ms in all as an
+ * OFF_CPU_COUNT.
+ */
+TEST_F(report, off_cpu_types)
+{
+	static const char *const events[] = { "cpu-clock" };
+	static const char *const types[] = {
+		"samples", "cpu-clock", "waits", "off-cpu", "wait", "sched-delay", "wall",
+	};
+	static const int64_t totals[] = { 20, 20000000, 8, 88000000, 80000000, 8000000, 108000000 };
+	char data[160], out[160], one[160];
+	char *argv[] = { "report", "-i", data, "--pprof", out, NULL };
+	char *argv1[] = { "report", "-i", data, "--pprof", one, "--event", "off-cpu", NULL };
+	char *argvt[] = { "report", "-i", data, "--event", "off-cpu", NULL };
+	uint64_t ips[3] = { SYNTH_KIP1, self->libc_p->addr, self->main_p->addr };
+	char *text = NULL;
+	struct synth s;
+	Profile *p;
+	size_t i;
+
+	snprintf(data, sizeof(data), "%s/off.data", self->dir);
+	snprintf(out, sizeof(out), "%s/off.pb.gz", self->dir);
+	snprintf(one, sizeof(one), "%s/one.pb.gz", self->dir);
+	ASSERT_EQ(0, synth_begin(&s, data, SYNTH_PID, events, 1));
+	synth_maps(&s, SYNTH_PID, &self->run);
+	for (i = 0; i < 20; i++)
+		synth_sample(&s, SYNTH_PID, SYNTH_PID, 0, 1000000, 0, 2, ips + 1);
+	for (i = 0; i < 3; i++)
+		synth_off_cpu(&s, SYNTH_PID, SYNTH_PID, 10000000, 1000000,
+			      CAUSALPROF_OFF_CPU_SLEEP, 1, 2, ips);
+	synth_stack(&s, 7, 1, 2, ips);
+	synth_off_cpu_count(&s, SYNTH_PID, SYNTH_PID, 7, 5, 50000000, 5000000,
+			    CAUSALPROF_OFF_CPU_IO);
+	synth_end_waits(&s, 20, 8, 0, 0);
+	synth_kallsyms(&s, SYNTH_KALLSYMS);
+	ASSERT_EQ(0, synth_finish(&s));
+
+	ASSERT_EQ(0, synth_cprof(argv, NULL, NULL));
+	p = decode(out);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(ARRAY_SIZE(types), p->n_sample_type);
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		EXPECT_STREQ(types[i], str(p, p->sample_type[i]->type));
+		EXPECT_EQ(totals[i], type_total(p, types[i])) TH_LOG("%s", types[i]);
+	}
+	EXPECT_STREQ("cpu-clock", str(p, p->default_sample_type));
+	EXPECT_STREQ("cpu-clock", str(p, p->period_type->type));
+	EXPECT_EQ(33000000, reason_total(p, "sleep"));
+	EXPECT_EQ(55000000, reason_total(p, "io"));
+	/* Every address of a wait is a return address: looked up one byte back. */
+	EXPECT_NE(NULL, location_at(p, SYNTH_KIP1 - 1));
+	perftools__profiles__profile__free_unpacked(p, NULL);
+
+	/* --event off-cpu: the waits' own types, off-cpu the default. */
+	ASSERT_EQ(0, synth_cprof(argv1, NULL, NULL));
+	p = decode(one);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(4, p->n_sample_type);
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(totals[i + 2], type_total(p, types[i + 2])) TH_LOG("%s", types[i + 2]);
+	}
+	EXPECT_STREQ("off-cpu", str(p, p->default_sample_type));
+	perftools__profiles__profile__free_unpacked(p, NULL);
+
+	ASSERT_EQ(0, synth_cprof(argvt, &text, NULL));
+	EXPECT_NE(NULL, strstr(text, "# event 1: off-cpu: 8 waits, 0 not recorded, total 88ms: waiting 80ms, run-queue delay 8ms\n"))
+		TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "# off-cpu by reason: io 55ms (5 waits) sleep 33ms (3 waits)\n"));
+	free(text);
+}
+
 /* One row of a top table: "flat flat% sum% cum cum%  name". */
 static bool find_row(const char *text, const char *name, char *flat, char *flatp, char *cump)
 {

@@ -1002,6 +1002,63 @@ TEST_F(input, count_without_stack)
 	free(err);
 }
 
+/*
+ * Off-CPU waits (cprof record --off-cpu): an OFF_CPU_COUNT of a stack no
+ * STACK gave, one of 0 waits, and an OFF_CPU too short for its addresses
+ * are corrupt: exit 2 naming them, or skipped with --force.
+ */
+TEST_F(input, off_cpu_records)
+{
+	static const char *const names[] = { "cpu-clock" };
+	static const char *const why[] = {
+		"an OFF_CPU_COUNT of stack 0x9, which no STACK before it has",
+		"an OFF_CPU_COUNT of 0 waits",
+		"an OFF_CPU of 48 bytes is too short for its header and addresses",
+	};
+	uint64_t ips[2] = { SYNTH_KIP1, SYNTH_UNKNOWN };
+	char *err = NULL;
+	struct synth s;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, synth_begin(&s, self->bad, SYNTH_PID, names, 1));
+		synth_stack(&s, 7, 1, 1, ips);
+		synth_off_cpu_count(&s, SYNTH_PID, SYNTH_PID, 7, 2, 1000, 10,
+				    CAUSALPROF_OFF_CPU_FUTEX);
+		if (i == 0)
+			synth_off_cpu_count(&s, SYNTH_PID, SYNTH_PID, 9, 1, 1000, 10, 0);
+		else if (i == 1)
+			synth_off_cpu_count(&s, SYNTH_PID, SYNTH_PID, 7, 0, 0, 0, 0);
+		else
+			synth_off_cpu(&s, SYNTH_PID, SYNTH_PID, 1000, 10, 0, 0, 0, NULL);
+		synth_end_waits(&s, 0, 3, 0, 0);
+		synth_kallsyms(&s, SYNTH_KALLSYMS);
+		ASSERT_EQ(0, synth_finish(&s));
+		if (i == 2) {
+			/* Its addresses said to be there, and not. */
+			struct causalprof_off_cpu w;
+			unsigned char *d;
+			size_t len, off;
+
+			ASSERT_EQ(0, synth_slurp(self->bad, &d, &len));
+			for (off = 16; off < len; off += ((struct causalprof_record_hdr *)(d + off))->size)
+				if (((struct causalprof_record_hdr *)(d + off))->type == CAUSALPROF_REC_OFF_CPU)
+					break;
+			ASSERT_LT(off, len);
+			memcpy(&w, d + off, sizeof(w));
+			w.nr_user = 1;
+			memcpy(d + off, &w, sizeof(w));
+			ASSERT_EQ(0, write_file(self->bad, d, len));
+			free(d);
+		}
+		EXPECT_EQ(2, report(self->bad, NULL, &err));
+		EXPECT_NE(NULL, strstr(err, why[i])) TH_LOG("%s", err);
+		free(err);
+		EXPECT_EQ(0, report(self->bad, "--force", &err));
+		free(err);
+	}
+}
+
 /* Version 1 recordings (before STACK and COUNT) still read; version 3 does not. */
 TEST_F(input, format_versions)
 {

@@ -182,6 +182,57 @@ void synth_end(struct synth *s, uint64_t samples, uint64_t lost)
 	cp_rec_putv(&s->w, CAUSALPROF_REC_END, 0, &iov, 1);
 }
 
+void synth_off_cpu(struct synth *s, uint32_t pid, uint32_t tid, uint64_t wait_ns,
+		   uint64_t delay_ns, uint8_t reason, int nr_kernel, int nr_user,
+		   const uint64_t *ips)
+{
+	struct causalprof_off_cpu rec = {
+		.time_ns = s->time++, .wait_ns = wait_ns, .delay_ns = delay_ns, .pid = pid,
+		.tid = tid, .reason = reason, .nr_kernel = nr_kernel, .nr_user = nr_user,
+	};
+	struct iovec iov[2] = {
+		BODY(rec),
+		{ .iov_base = (void *)ips, .iov_len = (nr_kernel + nr_user) * sizeof(*ips) },
+	};
+
+	cp_rec_putv(&s->w, CAUSALPROF_REC_OFF_CPU, 0, iov, 2);
+}
+
+void synth_stack(struct synth *s, uint64_t id, int nr_kernel, int nr_user, const uint64_t *ips)
+{
+	struct causalprof_stack rec = { .id = id, .nr_kernel = nr_kernel, .nr_user = nr_user };
+	struct iovec iov[2] = {
+		BODY(rec),
+		{ .iov_base = (void *)ips, .iov_len = (nr_kernel + nr_user) * sizeof(*ips) },
+	};
+
+	cp_rec_putv(&s->w, CAUSALPROF_REC_STACK, 0, iov, 2);
+}
+
+void synth_off_cpu_count(struct synth *s, uint32_t pid, uint32_t tid, uint64_t id,
+			 uint64_t count, uint64_t wait_ns, uint64_t delay_ns, uint8_t reason)
+{
+	struct causalprof_off_cpu_count rec = {
+		.time_ns = s->time++, .stack = id, .count = count, .wait_ns = wait_ns,
+		.delay_ns = delay_ns, .pid = pid, .tid = tid, .reason = reason,
+	};
+	struct iovec iov = BODY(rec);
+
+	cp_rec_putv(&s->w, CAUSALPROF_REC_OFF_CPU_COUNT, 0, &iov, 1);
+}
+
+void synth_end_waits(struct synth *s, uint64_t samples, uint64_t waits, uint64_t lost,
+		     uint64_t capped)
+{
+	struct causalprof_end rec = {
+		.time_ns = s->time++, .samples = samples, .off_cpu = waits, .off_cpu_lost = lost,
+		.off_cpu_capped = capped,
+	};
+	struct iovec iov = BODY(rec);
+
+	cp_rec_putv(&s->w, CAUSALPROF_REC_END, 0, &iov, 1);
+}
+
 void synth_experiment(struct synth *s, const struct causalprof_experiment *e, uint16_t flags,
 		       const struct causalprof_exp_range *ranges,
 		       const struct causalprof_exp_point *points)

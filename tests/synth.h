@@ -56,6 +56,17 @@ void synth_sample(struct synth *s, uint32_t pid, uint32_t tid, uint8_t event, ui
 		  int nr_kernel, int nr_user, const uint64_t *ips);
 void synth_lost(struct synth *s, uint64_t lost);
 void synth_end(struct synth *s, uint64_t samples, uint64_t lost);
+/* An OFF_CPU record: one wait of @wait_ns then @delay_ns in the run queue. */
+void synth_off_cpu(struct synth *s, uint32_t pid, uint32_t tid, uint64_t wait_ns,
+		   uint64_t delay_ns, uint8_t reason, int nr_kernel, int nr_user,
+		   const uint64_t *ips);
+/* A STACK of id @id, and an OFF_CPU_COUNT of @count waits of that stack. */
+void synth_stack(struct synth *s, uint64_t id, int nr_kernel, int nr_user, const uint64_t *ips);
+void synth_off_cpu_count(struct synth *s, uint32_t pid, uint32_t tid, uint64_t id,
+			 uint64_t count, uint64_t wait_ns, uint64_t delay_ns, uint8_t reason);
+/* An END of @waits off-CPU waits recorded and @lost not, @capped of them over the cap. */
+void synth_end_waits(struct synth *s, uint64_t samples, uint64_t waits, uint64_t lost,
+		     uint64_t capped);
 /* An EXPERIMENT with e's counters (its time is the next one's) and flags. */
 void synth_experiment(struct synth *s, const struct causalprof_experiment *e, uint16_t flags,
 		      const struct causalprof_exp_range *ranges,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pprof output: the profile's samples of one event, and the locations,
- * functions and mappings they use, as protobuf-c messages packed straight
- * into a gzip stream (zlib), never whole in memory.
+ * pprof output: the profile's samples of one event (or of the events its
+ * sample types name), and the locations, functions and mappings they use,
+ * as protobuf-c messages packed straight into a gzip stream (zlib), never
+ * whole in memory.
  */
 
 #include <errno.h>
@@ -71,7 +72,9 @@ static void gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
 /* Everything the messages point into, freed at once. */
 struct build {
 	Profile prof;
-	ValueType types[2], *ptypes[2], period_type;
+	ValueType types[CP_PPROF_MAX_VALUES], *ptypes[CP_PPROF_MAX_VALUES], period_type;
+	struct cp_pprof_value cols[CP_PPROF_MAX_VALUES];
+	size_t nr_cols;
 	Sample *samples, **psamples;
 	uint64_t *loc_ids;
 	int64_t *values;
@@ -116,11 +119,41 @@ static int64_t clamp(uint64_t v)
 	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
+/* Whether the profile's sample @s goes into the pprof profile. */
+static bool wanted(const struct build *b, const struct cp_prof_sample *s)
+{
+	size_t c;
+
+	if (!s->count && !s->weight)
+		return false;
+	for (c = 0; c < b->nr_cols; c++)
+		if (b->cols[c].event == s->event)
+			return true;
+	return false;
+}
+
+static int64_t value(const struct cp_pprof_value *col, const struct cp_prof_sample *s)
+{
+	if (s->event != col->event)
+		return 0;
+	switch (col->field) {
+	case CP_PPROF_COUNT:
+		return clamp(s->count);
+	case CP_PPROF_WEIGHT:
+		return clamp(s->weight);
+	case CP_PPROF_WAIT:
+		return clamp(s->wait);
+	case CP_PPROF_DELAY:
+		return clamp(s->weight - s->wait);
+	}
+	return 0;
+}
+
 /*
- * Marks what the event's samples use, 1, and the mappings of which some
- * used location has no function, 2; counts them.
+ * Marks what the samples use, 1, and the mappings of which some used
+ * location has no function, 2; counts them.
  */
-static void mark(const struct cp_profile *p, struct build *b, uint8_t event, size_t *nr_samples,
+static void mark(const struct cp_profile *p, struct build *b, size_t *nr_samples,
 		 size_t *nr_ids)
 {
 	const struct cp_prof_location *l;
@@ -130,7 +163,7 @@ static void mark(const struct cp_profile *p, struct build *b, uint8_t event, siz
 	for (i = 0; i < p->nr_samples; i++) {
 		const struct cp_prof_sample *s = &p->samples[i];
 
-		if (s->event != event || (!s->count && !s->weight))
+		if (!wanted(b, s))
 			continue;
 		(*nr_samples)++;
 		*nr_ids += s->nr_locs;
@@ -168,10 +201,10 @@ static int build_samples(struct cp_profile *p, struct build *b, const struct cp_
 	b->samples = calloc(nr ? nr : 1, sizeof(*b->samples));
 	b->psamples = calloc(nr ? nr : 1, sizeof(*b->psamples));
 	b->loc_ids = calloc(nr_ids ? nr_ids : 1, sizeof(*b->loc_ids));
-	b->values = calloc(2 * (nr ? nr : 1), sizeof(*b->values));
+	b->values = calloc(b->nr_cols * (nr ? nr : 1), sizeof(*b->values));
 	/* Room for pid, tid and comm (--labels) and a Go program's labels. */
 	for (i = 0; i < p->nr_samples; i++)
-		if (p->samples[i].event == info->event)
+		if (wanted(b, &p->samples[i]))
 			nl += p->samples[i].nr_labels + (info->labels ? 3 : 0);
 	b->labels = calloc(nl + 1, sizeof(*b->labels));
 	b->plabels = calloc(nl + 1, sizeof(*b->plabels));
@@ -188,17 +221,17 @@ static int build_samples(struct cp_profile *p, struct build *b, const struct cp_
 		const struct cp_prof_sample *s = &p->samples[i];
 		Sample *out = &b->samples[k];
 
-		if (s->event != info->event || (!s->count && !s->weight))
+		if (!wanted(b, s))
 			continue;
 		perftools__profiles__sample__init(out);
 		out->location_id = &b->loc_ids[ids];
 		out->n_location_id = s->nr_locs;
 		for (j = 0; j < s->nr_locs; j++)
 			b->loc_ids[ids++] = p->loc_ids[s->loc + j] + 1;
-		out->value = &b->values[2 * k];
-		out->n_value = 2;
-		out->value[0] = clamp(s->count);
-		out->value[1] = clamp(s->weight);
+		out->value = &b->values[b->nr_cols * k];
+		out->n_value = b->nr_cols;
+		for (j = 0; j < b->nr_cols; j++)
+			out->value[j] = value(&b->cols[j], s);
 		out->label = &b->plabels[nls];
 		n = 0;
 		for (j = 0; j < s->nr_labels; j++) {
@@ -336,9 +369,31 @@ static int build_mappings(const struct cp_profile *p, struct build *b, uint32_t 
 	return 0;
 }
 
+/* The sample types: info's, or samples/count and EVENT/UNIT of its event. */
+static void columns(struct build *b, const struct cp_pprof_info *info)
+{
+	size_t i;
+
+	if (info->values) {
+		b->nr_cols = info->nr_values < CP_PPROF_MAX_VALUES ? info->nr_values :
+								     CP_PPROF_MAX_VALUES;
+		for (i = 0; i < b->nr_cols; i++)
+			b->cols[i] = info->values[i];
+		return;
+	}
+	b->cols[0] = (struct cp_pprof_value){
+		.event = info->event, .field = CP_PPROF_COUNT, .type = "samples", .unit = "count",
+	};
+	b->cols[1] = (struct cp_pprof_value){
+		.event = info->event, .field = CP_PPROF_WEIGHT, .type = info->name,
+		.unit = info->unit,
+	};
+	b->nr_cols = 2;
+}
+
 static int build(struct cp_profile *p, struct build *b, const struct cp_pprof_info *info)
 {
-	int64_t samples, count, name, unit;
+	int64_t name, unit, type;
 	size_t nr, nr_ids, i;
 	int ret;
 
@@ -348,11 +403,10 @@ static int build(struct cp_profile *p, struct build *b, const struct cp_pprof_in
 	b->comments = calloc(info->nr_comments + 1, sizeof(*b->comments));
 	if (!b->used_loc || !b->used_fn || !b->used_map || !b->comments)
 		return -ENOMEM;
-	samples = str(p, "samples");
-	count = str(p, "count");
+	columns(b, info);
 	name = str(p, info->name);
 	unit = str(p, info->unit);
-	if (samples < 0 || count < 0 || name < 0 || unit < 0)
+	if (name < 0 || unit < 0)
 		return -ENOMEM;
 	for (i = 0; i < info->nr_comments; i++) {
 		b->comments[i] = str(p, info->comments[i]);
@@ -361,16 +415,22 @@ static int build(struct cp_profile *p, struct build *b, const struct cp_pprof_in
 	}
 
 	perftools__profiles__profile__init(&b->prof);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < b->nr_cols; i++) {
 		perftools__profiles__value_type__init(&b->types[i]);
-	b->types[0].type = samples;
-	b->types[0].unit = count;
-	b->types[1].type = name;
-	b->types[1].unit = unit;
-	b->ptypes[0] = &b->types[0];
-	b->ptypes[1] = &b->types[1];
+		b->types[i].type = str(p, b->cols[i].type);
+		b->types[i].unit = str(p, b->cols[i].unit);
+		if (b->types[i].type < 0 || b->types[i].unit < 0)
+			return -ENOMEM;
+		b->ptypes[i] = &b->types[i];
+	}
 	b->prof.sample_type = b->ptypes;
-	b->prof.n_sample_type = 2;
+	b->prof.n_sample_type = b->nr_cols;
+	if (info->default_type) {
+		type = str(p, info->default_type);
+		if (type < 0)
+			return -ENOMEM;
+		b->prof.default_sample_type = type;
+	}
 	perftools__profiles__value_type__init(&b->period_type);
 	b->period_type.type = name;
 	b->period_type.unit = unit;
@@ -381,7 +441,7 @@ static int build(struct cp_profile *p, struct build *b, const struct cp_pprof_in
 	b->prof.comment = b->comments;
 	b->prof.n_comment = info->nr_comments;
 
-	mark(p, b, info->event, &nr, &nr_ids);
+	mark(p, b, &nr, &nr_ids);
 	ret = build_samples(p, b, info, nr, nr_ids);
 	if (!ret)
 		ret = build_locations(p, b);

@@ -58,6 +58,7 @@ struct cp_prof_sample {
 	uint32_t nr_labels;
 	uint8_t event;
 	uint64_t count, weight;
+	uint64_t wait;		/* off-CPU: of weight, waiting; the rest run-queue delay */
 };
 
 /* Per thread and event, for the thread view. */

@@ -73,12 +73,19 @@ enum record_opt {
 	OPT_NO_CALLCHAIN = CP_OPT_LONG, OPT_NO_INHERIT, OPT_CAUSAL, OPT_PROGRESS, OPT_LATENCY,
 	OPT_SOURCE_SCOPE, OPT_BINARY_SCOPE, OPT_FIXED_LINE, OPT_FIXED_SPEEDUP,
 	OPT_END_TO_END, OPT_RUNS, OPT_NO_GO, OPT_EVERY, OPT_KEEP, OPT_RAW, OPT_NO_SYMBOLIZE, OPT_SYM_CACHE,
+	OPT_OFF_CPU,
 };
 
 static const struct cp_opt opts[] = {
 	CP_OPT(OPT_EVENT, "event", "EV[,EV...]",
 	       "events to sample (repeatable, at most 8); default\n"
-	       "cycles, or cpu-clock if the machine has no PMU"),
+	       "cycles, or cpu-clock if the machine has no PMU;\n"
+	       "off-cpu: the off-CPU waits (alone: nothing sampled)"),
+	CP_OPT(OPT_OFF_CPU, "off-cpu", NULL,
+	       "also record where threads wait: each time one blocks\n"
+	       "or sleeps, its stacks and how long it was off its CPU\n"
+	       "(waiting, then waiting for a CPU), and why (io,\n"
+	       "futex, sleep, other); see Documentation/off-cpu.rst"),
 	CP_OPT(OPT_COUNT, "count", "N", "one sample every N events"),
 	CP_OPT(OPT_FREQ, "freq", "HZ",
 	       "samples per second per CPU (default " XSTR(CAUSALPROF_DEFAULT_FREQ) ", at most\n"
@@ -156,8 +163,8 @@ static const struct cp_opt opts[] = {
 static const struct cp_usage usage = {
 	.name = "cprof record",
 	.usage =
-	"usage: cprof record [-e EV[,EV...]] [-c N | -F HZ] [--no-callchain] [--no-inherit]\n"
-	"                    [--raw] [-p PID | -a] [-o FILE] [[--] CMD [ARGS...]]\n"
+	"usage: cprof record [-e EV[,EV...]] [-c N | -F HZ] [--off-cpu] [--no-callchain]\n"
+	"                    [--no-inherit] [--raw] [-p PID | -a] [-o FILE] [[--] CMD [ARGS...]]\n"
 	"       cprof record --every INTERVAL [--keep N] [--no-symbolize]\n"
 	"                    [--symbol-cache MIB] [-e EV] [-c N | -F HZ] [--no-callchain]\n"
 	"                    [--no-inherit] [--raw] -o DIR {-p PID | -a | [--] CMD [ARGS...]}\n"
@@ -178,7 +185,8 @@ static const struct cp_usage usage = {
 	"Events: cycles, instructions, cache-references, cache-misses, branches\n"
 	"(branch-instructions), branch-misses, cpu-clock, rNNNN (raw: hex umask and\n"
 	"event select as perf spells them, e.g. r01c2), and the pprof++ names\n"
-	"cacheReferences, cacheMisses, branchMisses.\n"
+	"cacheReferences, cacheMisses, branchMisses; and off-cpu, which is not\n"
+	"sampled: every wait is recorded (the module's max_off_cpu_rate caps them).\n"
 	"\n"
 	"Exit status: the command's (128+N if signal N killed it; with --end-to-end\n"
 	"the last failing run's); with -p or -a without a command, 0; 1 on failure\n"
@@ -267,6 +275,8 @@ struct record {
 	/* What came */
 	bool end_seen;
 	uint64_t samples, lost, sideband;
+	uint64_t waits, waits_lost;	/* off-CPU: recorded, not (LOST records) */
+	uint64_t end_waits, end_waits_lost, end_capped;
 	struct causalprof_denied denied[DENIED_SHOWN];	/* the first DENIED */
 	uint64_t nr_denied;
 	uint64_t end_samples, end_lost;
@@ -346,12 +356,46 @@ static void clamp_freq(struct record *r)
 	r->freq = max;
 }
 
+#define OFF_CPU_EVENT	"off-cpu"
+
+/*
+ * -e's list: off-cpu asks for the off-CPU waits, which are not a perf event
+ * (CAUSALPROF_F_OFF_CPU); the others go to cp_events_parse(). -EINVAL with
+ * the reason in @err.
+ */
+static int parse_events(struct record *r, const char *list, char *err, size_t errlen)
+{
+	char rest[1024];
+	size_t off = 0, len;
+	const char *p, *end;
+
+	if (!*list || strlen(list) >= sizeof(rest))
+		return cp_events_parse(&r->events, list, err, errlen);
+	for (p = list; ; p = end + 1) {
+		end = strchrnul(p, ',');
+		len = end - p;
+		if (!len) {
+			snprintf(err, errlen, "empty event name in '%s'", list);
+			return -EINVAL;
+		}
+		if (len == strlen(OFF_CPU_EVENT) && !memcmp(p, OFF_CPU_EVENT, len)) {
+			r->flags |= CAUSALPROF_F_OFF_CPU;
+		} else {
+			off += snprintf(rest + off, sizeof(rest) - off, "%s%.*s", off ? "," : "",
+					(int)len, p);
+		}
+		if (!*end)
+			break;
+	}
+	return off ? cp_events_parse(&r->events, rest, err, errlen) : 0;
+}
+
 /* The options into @r: 0, 2 (a usage error) or -1 (--help printed: done). */
 static int parse_args(struct record *r, int argc, char *argv[])
 {
 	struct cp_getopt g = { .u = &usage };
 	bool freq_given = false, count_given = false, output_given = false, keep_given = false;
-	bool raw = false;
+	bool raw = false, events_given = false, off_cpu;
 	uint64_t interval = 0, keep = EVERY_KEEP, cache = EVERY_SYM_CACHE;
 	bool cache_given = false;
 	char err[512];
@@ -374,8 +418,12 @@ static int parse_args(struct record *r, int argc, char *argv[])
 	while ((c = cp_getopt(&g, argc, argv)) > 0) {
 		switch ((enum record_opt)c) {
 		case OPT_EVENT:
-			if (cp_events_parse(&r->events, optarg, err, sizeof(err)))
+			if (parse_events(r, optarg, err, sizeof(err)))
 				return cp_usage_error(&usage, "-e: %s", err);
+			events_given = true;
+			break;
+		case OPT_OFF_CPU:
+			r->flags |= CAUSALPROF_F_OFF_CPU;
 			break;
 		case OPT_COUNT:
 			if (!parse_u64(optarg, &val) || !val)
@@ -508,6 +556,14 @@ static int parse_args(struct record *r, int argc, char *argv[])
 	if (r->e2e && !r->runs)
 		r->runs = E2E_RUNS;
 	r->xo.end_to_end = r->e2e;
+	off_cpu = r->flags & CAUSALPROF_F_OFF_CPU;
+	if (off_cpu && r->causal)
+		return cp_usage_error(&usage, "--off-cpu and --causal exclude each other: experiments do not speed waits up (yet)");
+	if (off_cpu && r->every_on)
+		return cp_usage_error(&usage, "--off-cpu and --every exclude each other");
+	if (off_cpu && events_given && !r->events.nr && (count_given || freq_given))
+		return cp_usage_error(&usage, "-e off-cpu alone samples nothing: %s goes with a sampled event (-e cpu-clock,off-cpu)",
+				      count_given ? "-c" : "-F");
 	if (r->causal && (r->flags & CAUSALPROF_F_SYSTEM_WIDE))
 		return cp_usage_error(&usage, "--causal profiles a command or a process (-p), not -a");
 	if (r->causal && r->events.nr &&
@@ -544,7 +600,8 @@ static int parse_args(struct record *r, int argc, char *argv[])
 			r->freq = EVERY_FREQ;
 	}
 
-	if (!r->events.nr) {
+	/* -e off-cpu alone: nothing is sampled. */
+	if (!r->events.nr && !(off_cpu && events_given)) {
 		cp_events_parse(&r->events, "cycles", err, sizeof(err));
 		r->default_event = true;
 	}
@@ -954,6 +1011,7 @@ static void write_perfmaps(struct record *r)
 static void take_batch(struct record *r, const unsigned char *p, size_t len)
 {
 	const struct causalprof_record_hdr *h;
+	const struct causalprof_off_cpu_count *w;
 	const struct causalprof_denied *d;
 	const struct causalprof_count *c;
 	const struct causalprof_mmap *m;
@@ -991,10 +1049,20 @@ static void take_batch(struct record *r, const unsigned char *p, size_t len)
 			if (c)
 				r->samples += c->count;
 			break;
+		case CAUSALPROF_REC_OFF_CPU:
+			r->waits++;
+			break;
+		case CAUSALPROF_REC_OFF_CPU_COUNT:
+			w = cp_rec_off_cpu_count(h);
+			if (w)
+				r->waits += w->count;
+			break;
 		case CAUSALPROF_REC_LOST:
 			l = cp_rec_lost(h);
 			if (l && (h->flags & CAUSALPROF_LOST_F_SIDEBAND))
 				r->sideband += l->lost;
+			else if (l && (h->flags & CAUSALPROF_LOST_F_OFF_CPU))
+				r->waits_lost += l->lost;
 			else if (l)
 				r->lost += l->lost;
 			break;
@@ -1024,6 +1092,8 @@ static void take_batch(struct record *r, const unsigned char *p, size_t len)
 			if (e) {
 				r->end_samples = e->samples;
 				r->end_lost = e->lost;
+				cp_rec_end_off_cpu(e, &r->end_waits, &r->end_waits_lost,
+						   &r->end_capped);
 			}
 			break;
 		}
@@ -1174,6 +1244,8 @@ static int write_meta(struct record *r, const struct timespec *real, uint64_t mo
 	fprintf(f, "callchain=%d\n", !!(r->flags & CAUSALPROF_F_USER_STACK));
 	fprintf(f, "inherit=%d\n", !(r->flags & CAUSALPROF_F_NO_INHERIT));
 	fprintf(f, "flags=0x%" PRIx32 "\n", r->flags);
+	if (r->flags & CAUSALPROF_F_OFF_CPU)
+		fprintf(f, "off_cpu=1\n");
 	fprintf(f, "events=%u\n", r->events.nr);
 	for (i = 0; i < r->events.nr; i++) {
 		const struct cp_event *ev = &r->events.ev[i];
@@ -1399,8 +1471,12 @@ static void status_line(struct record *r, bool final)
 			fprintf(stderr, "\r\033[K[ causal %.1f s: %s ]", secs, xp);
 		return;
 	}
-	fprintf(stderr, "\r\033[K[ recording %.1f s: %" PRIu64 " samples, %" PRIu64 " lost ]",
-		secs, r->samples, r->lost);
+	if (r->flags & CAUSALPROF_F_OFF_CPU)
+		fprintf(stderr, "\r\033[K[ recording %.1f s: %" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64 " waits ]",
+			secs, r->samples, r->lost, r->waits);
+	else
+		fprintf(stderr, "\r\033[K[ recording %.1f s: %" PRIu64 " samples, %" PRIu64 " lost ]",
+			secs, r->samples, r->lost);
 }
 
 /*
@@ -1470,7 +1546,11 @@ static int start_session(struct record *r)
 		return err;
 	}
 	event_list(&r->events, list, sizeof(list));
-	snprintf(what, sizeof(what), "cannot sample %s on %s", list, target);
+	if (!r->events.nr)
+		snprintf(what, sizeof(what), "cannot record the off-CPU waits of %s", target);
+	else
+		snprintf(what, sizeof(what), "cannot sample %s%s on %s", list,
+			 r->flags & CAUSALPROF_F_OFF_CPU ? " and the off-CPU waits" : "", target);
 	cp_nl_perror(&r->nl, what, err);
 	return err;
 }
@@ -1704,6 +1784,33 @@ static void every_summary(const struct record *r)
 			r->prog, st->skipped);
 }
 
+/* The off-CPU waits: what came, and what the module did not record. */
+static void waits_summary(const struct record *r)
+{
+	uint64_t lost = r->end_seen ? r->end_waits_lost : r->waits_lost;
+
+	if (r->end_seen && r->end_waits > r->waits)
+		lost += r->end_waits - r->waits;
+	fprintf(stderr, ", %" PRIu64 " off-CPU waits (%" PRIu64 " not recorded)", r->waits, lost);
+}
+
+/* Why off-CPU waits were not recorded, and what to do. */
+static void waits_warning(const struct record *r)
+{
+	uint64_t lost = r->end_seen ? r->end_waits_lost : r->waits_lost;
+
+	if (r->end_seen && r->end_waits > r->waits)
+		lost += r->end_waits - r->waits;
+	if (!lost)
+		return;
+	fprintf(stderr, "%s: WARNING: %" PRIu64 " off-CPU waits not recorded (%.1f%%)", r->prog,
+		lost, 100.0 * lost / (lost + r->waits));
+	if (r->end_capped)
+		fprintf(stderr, ", %" PRIu64 " of them over the module's max_off_cpu_rate",
+			r->end_capped);
+	fputs("; see Documentation/off-cpu.rst\n", stderr);
+}
+
 static void summary(struct record *r)
 {
 	uint64_t lost = r->end_seen ? r->end_lost : r->lost;
@@ -1714,8 +1821,11 @@ static void summary(struct record *r)
 	if (r->end_seen && r->end_samples > r->samples)
 		lost += r->end_samples - r->samples;
 	secs = (r->t_end - r->t_start) / 1e9;
-	fprintf(stderr, "%s: recorded %" PRIu64 " samples (%" PRIu64 " lost) in %.2f s",
-		r->prog, r->samples, lost, secs);
+	fprintf(stderr, "%s: recorded %" PRIu64 " samples (%" PRIu64 " lost)", r->prog, r->samples,
+		lost);
+	if (r->flags & CAUSALPROF_F_OFF_CPU)
+		waits_summary(r);
+	fprintf(stderr, " in %.2f s", secs);
 	if (r->every_on)
 		fprintf(stderr, ", %u profiles into %s", r->rst.written, r->output);
 	else if (!stat(r->output, &st))
@@ -1729,6 +1839,7 @@ static void summary(struct record *r)
 	if (lost)
 		fprintf(stderr, "%s: WARNING: %" PRIu64 " samples lost (%.1f%%): the stream did not keep up; try a lower -F, a larger -c or fewer events\n",
 			r->prog, lost, 100.0 * lost / (lost + r->samples));
+	waits_warning(r);
 	if (r->sideband)
 		fprintf(stderr, "%s: warning: %" PRIu64 " MMAP, COMM, FORK or EXIT records lost: some samples may not be named\n",
 			r->prog, r->sideband);

@@ -344,6 +344,31 @@ const struct causalprof_count *cp_rec_count(const struct causalprof_record_hdr *
 	return view(h, CAUSALPROF_REC_COUNT, sizeof(struct causalprof_count));
 }
 
+const struct causalprof_off_cpu *cp_rec_off_cpu(const struct causalprof_record_hdr *h)
+{
+	const struct causalprof_off_cpu *w = view(h, CAUSALPROF_REC_OFF_CPU, sizeof(*w));
+
+	if (w && (h->size - sizeof(*w)) / 8 < (size_t)w->nr_kernel + w->nr_user)
+		return NULL;
+	return w;
+}
+
+const struct causalprof_off_cpu_count *cp_rec_off_cpu_count(const struct causalprof_record_hdr *h)
+{
+	return view(h, CAUSALPROF_REC_OFF_CPU_COUNT, sizeof(struct causalprof_off_cpu_count));
+}
+
+void cp_rec_end_off_cpu(const struct causalprof_end *e, uint64_t *waits, uint64_t *lost,
+			uint64_t *capped)
+{
+	bool has = e->hdr.size >= offsetof(struct causalprof_end, off_cpu_capped) +
+				  sizeof(e->off_cpu_capped);
+
+	*waits = has ? e->off_cpu : 0;
+	*lost = has ? e->off_cpu_lost : 0;
+	*capped = has ? e->off_cpu_capped : 0;
+}
+
 const struct causalprof_denied *cp_rec_denied(const struct causalprof_record_hdr *h)
 {
 	return view(h, CAUSALPROF_REC_DENIED, sizeof(struct causalprof_denied));
@@ -517,6 +542,8 @@ bool cp_rec_time(const struct causalprof_record_hdr *h, uint64_t *time_ns)
 	case CAUSALPROF_REC_EXPERIMENT:
 	case CAUSALPROF_REC_COUNT:
 	case CAUSALPROF_REC_DENIED:
+	case CAUSALPROF_REC_OFF_CPU:
+	case CAUSALPROF_REC_OFF_CPU_COUNT:
 		if (h->size < HDR_SIZE + sizeof(uint64_t))
 			return false;
 		memcpy(time_ns, h + 1, sizeof(*time_ns));

@@ -173,6 +173,12 @@ uint64_t cp_rec_end_fallback(const struct causalprof_end *e);
 const struct causalprof_stack *cp_rec_stack(const struct causalprof_record_hdr *h);
 const struct causalprof_count *cp_rec_count(const struct causalprof_record_hdr *h);
 const struct causalprof_denied *cp_rec_denied(const struct causalprof_record_hdr *h);
+/* An OFF_CPU that holds its addresses; an OFF_CPU_COUNT. */
+const struct causalprof_off_cpu *cp_rec_off_cpu(const struct causalprof_record_hdr *h);
+const struct causalprof_off_cpu_count *cp_rec_off_cpu_count(const struct causalprof_record_hdr *h);
+/* An END's off-CPU waits recorded, not recorded, and of those capped (0 before them). */
+void cp_rec_end_off_cpu(const struct causalprof_end *e, uint64_t *waits, uint64_t *lost,
+			uint64_t *capped);
 /* An EXPERIMENT whose size holds its nr_ranges ranges and nr_points points. */
 const struct causalprof_experiment *cp_rec_experiment(const struct causalprof_record_hdr *h);
 const struct causalprof_exp_range *cp_exp_ranges(const struct causalprof_experiment *e);

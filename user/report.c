@@ -3,6 +3,11 @@
  * cprof report: a recording as a top table by function, by source line or
  * by thread, or as pprof profiles (one per event).
  *
+ * The off-CPU waits of a session (cprof record --off-cpu) are an event of
+ * their own here, off-cpu (after the session's), weighted by their time,
+ * and with a time event (cpu-clock) a wall event too, the sum of both; in
+ * pprof they are sample types of the time event's profile.
+ *
  * The recording is read twice, in file order, never whole in memory. The
  * first pass checks every record (any damage stops the report with exit
  * status 2, unless --force) and keeps the sideband, which is replayed into
@@ -51,7 +56,10 @@ static const struct cp_opt opts[] = {
 	CP_OPT(OPT_FRACTION, "node-fraction", "F",
 	       "leave out nodes under F of the total (default 0.005,\n"
 	       "as pprof; 0 keeps them all)"),
-	CP_OPT(OPT_EVENT, "event", "EV", "only event EV (its name, or its index)"),
+	CP_OPT(OPT_EVENT, "event", "EV",
+	       "only event EV (its name, or its index); off-cpu: the\n"
+	       "waits of 'cprof record --off-cpu', wall: the time\n"
+	       "event's samples and the waits"),
 	CP_OPT(OPT_PPROF, "pprof", "OUT",
 	       "write a gzipped pprof profile to OUT ('-': stdout);\n"
 	       "with several events one per event, OUT.EVENT.pb.gz\n"
@@ -107,20 +115,31 @@ static const struct cp_usage usage = {
 	"the recording holds; C++ and Rust names demangled; code nothing names as\n"
 	"FILE+0xOFFSET, the file offset of its function's start. The samples of a Go\n"
 	"program carry its goroutines' pprof labels: pprof profiles have them as\n"
-	"string labels (go tool pprof -tags, -tagfocus), --tag filters by one.\n",
+	"string labels (go tool pprof -tags, -tagfocus), --tag filters by one.\n"
+	"The off-CPU waits of 'cprof record --off-cpu' are the event off-cpu, by\n"
+	"their time, and with cpu-clock wall is both; in pprof, sample types of\n"
+	"the cpu-clock profile (-sample_index=off-cpu, wait, sched-delay, wall).\n",
 	.opts = opts,
 	.notes =
 	"Exit status: 0 success; 1 failure (cannot read, cannot write); 2 usage error,\n"
 	"or a truncated or corrupt recording (without --force).\n",
 };
 
+enum event_kind {
+	EV_SAMPLED,		/* an event of the session's */
+	EV_OFF_CPU,		/* the off-CPU waits */
+	EV_WALL,		/* the time event's samples and the waits */
+};
+
 struct event {
+	enum event_kind kind;
 	char name[64];
 	uint32_t type;
 	uint64_t config, period;
 	uint32_t freq;
 	const char *unit;
-	uint64_t samples, weight;	/* read */
+	uint64_t samples, weight;	/* read (off-cpu: waits, their time) */
+	uint64_t wait;			/* off-cpu: of weight, the time waiting */
 	uint64_t lost, lost_weight;	/* estimated */
 	char *path;			/* its pprof file */
 };
@@ -137,9 +156,20 @@ struct report {
 
 	/* META */
 	char *meta[8];
-	unsigned int nr_events;
+	unsigned int nr_real;		/* the session's events */
 	bool events_known;		/* META said how many */
 	struct event ev[NR_EVENTS];
+	unsigned int nr_events;		/* with off-cpu and wall */
+
+	/* Off-CPU waits (META's off_cpu, or their records) */
+	bool off_cpu;
+	int off_ev, wall_ev, time_ev;	/* their events, the time event's; -1 none */
+	uint64_t waits, off_lost;	/* read; lost as LOST records say */
+	uint64_t end_off, end_off_lost, end_off_capped;
+	uint64_t reason_ns[__CAUSALPROF_OFF_CPU_REASONS];
+	uint64_t reason_waits[__CAUSALPROF_OFF_CPU_REASONS];
+	struct causalprof_sample *wbuf;	/* an OFF_CPU record as a sample */
+	size_t wbuf_size;
 
 	const struct causalprof_record_hdr *kallsyms, *vdso;
 	const struct causalprof_record_hdr **perfmaps;
@@ -244,10 +274,12 @@ static int take_meta(struct report *r, const struct causalprof_record_hdr *h)
 				return -ENOMEM;
 		}
 		if (!strcmp(key, "events") && parse_u64(eq + 1, end - eq - 1, 10, &v) &&
-		    v <= NR_EVENTS) {
-			r->nr_events = v;
+		    v <= NR_EVENTS - 2) {
+			r->nr_real = v;
 			r->events_known = true;
 		}
+		if (!strcmp(key, "off_cpu") && parse_u64(eq + 1, end - eq - 1, 10, &v) && v)
+			r->off_cpu = true;
 		take_event_key(r, key, eq + 1, end - eq - 1);
 	}
 	return 0;
@@ -267,6 +299,8 @@ static const char *type_name(uint16_t type)
 	case CAUSALPROF_REC_STACK:	return "STACK";
 	case CAUSALPROF_REC_COUNT:	return "COUNT";
 	case CAUSALPROF_REC_DENIED:	return "DENIED";
+	case CAUSALPROF_REC_OFF_CPU:	return "OFF_CPU";
+	case CAUSALPROF_REC_OFF_CPU_COUNT: return "OFF_CPU_COUNT";
 	case CP_REC_BUILDID:		return "BUILDID";
 	case CP_REC_PERFMAP:		return "PERFMAP";
 	}
@@ -330,9 +364,71 @@ static const struct causalprof_sample *usable_sample(struct report *r,
 	} else {
 		s = cp_rec_sample(h);
 	}
-	if (!s || (s->event >= r->nr_events && r->events_known))
+	if (!s || (s->event >= r->nr_real && r->events_known))
 		return NULL;
 	return s;
+}
+
+/* One wait, or the waits of an OFF_CPU_COUNT, as report uses them. */
+struct wait {
+	const struct causalprof_sample *s;	/* its stack; period: its time off */
+	uint64_t count;
+	uint64_t wait;		/* of s->period, the time waiting */
+	uint8_t reason;
+};
+
+/*
+ * The waits of an OFF_CPU or OFF_CPU_COUNT record (the same checks in
+ * both passes): false if it has none report can use, or no memory (*err).
+ */
+static bool usable_wait(struct report *r, const struct causalprof_record_hdr *h,
+			struct wait *w, int *err)
+{
+	const struct causalprof_off_cpu_count *c;
+	const struct causalprof_off_cpu *o;
+	struct causalprof_sample *s;
+	size_t n, size;
+
+	*err = 0;
+	if (h->type == CAUSALPROF_REC_OFF_CPU_COUNT) {
+		c = cp_rec_off_cpu_count(h);
+		if (!c || !c->count || !(w->s = cp_stacks_off_cpu(&r->stacks, c)))
+			return false;
+		w->count = c->count;
+		w->wait = c->wait_ns;
+		w->reason = c->reason;
+	} else {
+		o = cp_rec_off_cpu(h);
+		if (!o)
+			return false;
+		n = (size_t)o->nr_kernel + o->nr_user;
+		size = sizeof(*s) + n * sizeof(s->ips[0]);
+		if (size > r->wbuf_size) {
+			s = realloc(r->wbuf, size);
+			if (!s) {
+				*err = -ENOMEM;
+				return false;
+			}
+			r->wbuf = s;
+			r->wbuf_size = size;
+		}
+		s = r->wbuf;
+		*s = (struct causalprof_sample){
+			.hdr = { .type = CAUSALPROF_REC_SAMPLE, .size = size },
+			.time_ns = o->time_ns, .period = o->wait_ns + o->delay_ns,
+			.pid = o->pid, .tid = o->tid, .cpu = o->cpu, .sflags = o->sflags,
+			.nr_kernel = o->nr_kernel, .nr_user = o->nr_user,
+		};
+		memcpy(s->ips, o->ips, n * sizeof(s->ips[0]));
+		w->s = s;
+		w->count = 1;
+		w->wait = o->wait_ns;
+		w->reason = o->reason;
+	}
+	/* A reason a later module knows: other, to this cprof. */
+	if (w->reason >= __CAUSALPROF_OFF_CPU_REASONS)
+		w->reason = CAUSALPROF_OFF_CPU_OTHER;
+	return true;
 }
 
 static bool bad_go_labels(const struct causalprof_sample *s)
@@ -362,6 +458,7 @@ static int take_experiment(struct report *r, const struct causalprof_record_hdr 
 /* Checks one record and keeps what report needs of it. 1: stop reading. */
 static int take_record(struct report *r, const struct causalprof_record_hdr *h, uint64_t off)
 {
+	const struct causalprof_off_cpu_count *w;
 	const struct causalprof_sample *s;
 	const struct causalprof_count *c;
 	const struct causalprof_stack *st;
@@ -383,7 +480,7 @@ static int take_record(struct report *r, const struct causalprof_record_hdr *h, 
 					 h->size);
 		if (!usable_sample(r, h, &count))
 			return malformed(r, off, "a SAMPLE of event %u; the recording has %u event%s",
-					 s->event, r->nr_events, r->nr_events == 1 ? "" : "s");
+					 s->event, r->nr_real, r->nr_real == 1 ? "" : "s");
 		if (bad_go_labels(s))
 			return malformed(r, off, "a SAMPLE whose Go labels do not fit it");
 		r->samples++;
@@ -407,13 +504,33 @@ static int take_record(struct report *r, const struct causalprof_record_hdr *h, 
 			if (!c->count)
 				return malformed(r, off, "a COUNT of 0 samples");
 			return malformed(r, off, "a COUNT of event %u; the recording has %u event%s",
-					 c->event, r->nr_events, r->nr_events == 1 ? "" : "s");
+					 c->event, r->nr_real, r->nr_real == 1 ? "" : "s");
 		}
 		if (bad_go_labels(usable_sample(r, h, &count)))
 			return malformed(r, off, "a STACK whose Go labels do not fit it");
 		r->samples += count;
 		if (c->event >= r->max_event)
 			r->max_event = c->event + 1;
+		return 0;
+	case CAUSALPROF_REC_OFF_CPU:
+		if (!cp_rec_off_cpu(h))
+			return malformed(r, off, "an OFF_CPU of %" PRIu32 " bytes is too short for its header and addresses",
+					 h->size);
+		r->waits++;
+		r->off_cpu = true;
+		return 0;
+	case CAUSALPROF_REC_OFF_CPU_COUNT:
+		w = cp_rec_off_cpu_count(h);
+		if (!w)
+			return malformed(r, off, "an OFF_CPU_COUNT of %" PRIu32 " bytes is too short",
+					 h->size);
+		if (!cp_stacks_off_cpu(&r->stacks, w))
+			return malformed(r, off, "an OFF_CPU_COUNT of stack %#" PRIx64 ", which no STACK before it has",
+					 (uint64_t)w->stack);
+		if (!w->count)
+			return malformed(r, off, "an OFF_CPU_COUNT of 0 waits");
+		r->waits += w->count;
+		r->off_cpu = true;
 		return 0;
 	case CAUSALPROF_REC_MMAP:
 	case CAUSALPROF_REC_COMM:
@@ -432,6 +549,8 @@ static int take_record(struct report *r, const struct causalprof_record_hdr *h, 
 			return malformed(r, off, "a LOST of %" PRIu32 " bytes is too short", h->size);
 		if (h->flags & CAUSALPROF_LOST_F_SIDEBAND)
 			r->sideband_lost += l->lost;
+		else if (h->flags & CAUSALPROF_LOST_F_OFF_CPU)
+			r->off_lost += l->lost;
 		else
 			r->lost += l->lost;
 		return 0;
@@ -443,6 +562,7 @@ static int take_record(struct report *r, const struct causalprof_record_hdr *h, 
 		r->end_time = e->time_ns;
 		r->end_samples = e->samples;
 		r->end_lost = e->lost;
+		cp_rec_end_off_cpu(e, &r->end_off, &r->end_off_lost, &r->end_off_capped);
 		return 0;
 	case CAUSALPROF_REC_EXPERIMENT:
 		return take_experiment(r, h, off);
@@ -517,28 +637,36 @@ static int read_all(struct report *r)
 }
 
 /*
- * Calls @fn for every usable sample, in file order, up to where the first
- * pass stopped.
+ * Calls @fn for every usable sample and, if given, @wfn for every usable
+ * wait, in file order, up to where the first pass stopped.
  */
 static int for_each_sample(struct report *r,
 			   int (*fn)(struct report *r, const struct causalprof_sample *s,
-				     struct cp_key at, uint64_t count))
+				     struct cp_key at, uint64_t count),
+			   int (*wfn)(struct report *r, const struct wait *w, struct cp_key at))
 {
 	const struct causalprof_record_hdr *h;
 	const struct causalprof_sample *s;
 	uint64_t off, count;
+	struct wait w;
 	int ret;
 
 	cp_rec_rewind(r->rd);
 	while (cp_rec_next(r->rd, &h, &off) > 0) {
 		if (off - r->rd->released >= RELEASE_EVERY)
 			cp_rec_release(r->rd, off);
-		if (h->type != CAUSALPROF_REC_SAMPLE && h->type != CAUSALPROF_REC_COUNT)
+		if (h->type == CAUSALPROF_REC_SAMPLE || h->type == CAUSALPROF_REC_COUNT) {
+			s = usable_sample(r, h, &count);
+			ret = s ? fn(r, s, (struct cp_key){ s->time_ns, off }, count) : 0;
+		} else if (wfn && (h->type == CAUSALPROF_REC_OFF_CPU ||
+				   h->type == CAUSALPROF_REC_OFF_CPU_COUNT)) {
+			int err;
+
+			ret = usable_wait(r, h, &w, &err) ?
+			      wfn(r, &w, (struct cp_key){ w.s->time_ns, off }) : err;
+		} else {
 			continue;
-		s = usable_sample(r, h, &count);
-		if (!s)
-			continue;
-		ret = fn(r, s, (struct cp_key){ s->time_ns, off }, count);
+		}
 		if (ret)
 			return ret;
 	}
@@ -558,16 +686,67 @@ static int resolve_sample(struct report *r, const struct causalprof_sample *s, s
 			  uint64_t count)
 {
 	struct cp_go_label go[CAUSALPROF_GO_LABELS_MAX];
-	int nr = cp_go_labels(s, go, &(bool){ false });
+	int nr = cp_go_labels(s, go, &(bool){ false }), ret;
+	struct cp_resolve_as as = { .event = s->event, .count = count, .labels = go };
 
 	/* take_record() checked the block: never -EBADMSG here. */
 	if (nr < 0)
 		nr = 0;
 	if (r->o->tag && !cp_go_tag_match(r->o->tag, go, nr))
 		return 0;
+	as.nr_labels = nr;
 	r->ev[s->event].samples += count;
 	r->ev[s->event].weight += s->period;
-	return cp_resolve_sample(&r->res, s, at, count, go, nr);
+	ret = cp_resolve_sample(&r->res, s, at, &as);
+	if (ret || r->wall_ev < 0 || s->event != r->time_ev)
+		return ret;
+	as.event = r->wall_ev;
+	r->ev[r->wall_ev].samples += count;
+	r->ev[r->wall_ev].weight += s->period;
+	return cp_resolve_sample(&r->res, s, at, &as);
+}
+
+/* What pprof's label "reason" says of a wait. */
+static const char *const reason_names[__CAUSALPROF_OFF_CPU_REASONS] = {
+	[CAUSALPROF_OFF_CPU_OTHER]	= "other",
+	[CAUSALPROF_OFF_CPU_IO]		= "io",
+	[CAUSALPROF_OFF_CPU_FUTEX]	= "futex",
+	[CAUSALPROF_OFF_CPU_SLEEP]	= "sleep",
+};
+
+#define REASON_LABEL	"reason"
+
+/* Waits count for off-cpu (and wall), by their stack at the switch, labelled with their reason. */
+static int resolve_wait(struct report *r, const struct wait *w, struct cp_key at)
+{
+	const char *name = reason_names[w->reason];
+	const struct cp_go_label label = {
+		.key = REASON_LABEL, .key_len = strlen(REASON_LABEL),
+		.value = name, .value_len = strlen(name),
+	};
+	struct cp_resolve_as as = {
+		.event = r->off_ev, .count = w->count, .wait = w->wait, .returns = true,
+		.labels = &label, .nr_labels = 1,
+	};
+	struct event *ev = &r->ev[r->off_ev];
+	int ret;
+
+	/* Waits have no Go labels. */
+	if (r->o->tag)
+		return 0;
+	ev->samples += w->count;
+	ev->weight += w->s->period;
+	ev->wait += w->wait;
+	r->reason_ns[w->reason] += w->s->period;
+	r->reason_waits[w->reason] += w->count;
+	ret = cp_resolve_sample(&r->res, w->s, at, &as);
+	if (ret || r->wall_ev < 0)
+		return ret;
+	as.event = r->wall_ev;
+	as.wait = 0;
+	r->ev[r->wall_ev].samples += w->count;
+	r->ev[r->wall_ev].weight += w->s->period;
+	return cp_resolve_sample(&r->res, w->s, at, &as);
 }
 
 /*
@@ -582,7 +761,7 @@ static int replay(struct report *r)
 	if (checks < 0)
 		return checks;
 	if (checks)
-		for_each_sample(r, check_sample);
+		for_each_sample(r, check_sample, NULL);
 	ret = cp_replay_build(&r->replay);
 	if (ret == -E2BIG && !r->o->force) {
 		snprintf(r->why, sizeof(r->why),
@@ -593,7 +772,7 @@ static int replay(struct report *r)
 	}
 	if (ret && ret != -E2BIG)
 		return ret;
-	return for_each_sample(r, resolve_sample);
+	return for_each_sample(r, resolve_sample, resolve_wait);
 }
 
 static uint64_t event_period(const struct event *ev)
@@ -622,7 +801,7 @@ static int book_lost(struct report *r)
 	/* Whose labels lost samples had is not known: --tag leaves them out. */
 	if (!lost || r->o->tag)
 		return 0;
-	for (i = 0; i < r->nr_events; i++) {
+	for (i = 0; i < r->nr_real; i++) {
 		if (r->ev[i].samples > r->ev[heaviest].samples)
 			heaviest = i;
 		if (!r->samples)
@@ -632,7 +811,7 @@ static int book_lost(struct report *r)
 		given += part;
 	}
 	r->ev[heaviest].lost += lost - given;
-	for (i = 0; i < r->nr_events; i++) {
+	for (i = 0; i < r->nr_real; i++) {
 		if (!r->ev[i].lost)
 			continue;
 		r->ev[i].lost_weight = r->ev[i].lost * event_period(&r->ev[i]);
@@ -643,15 +822,28 @@ static int book_lost(struct report *r)
 	return 0;
 }
 
+/* A pseudo-event after the session's: off-cpu or wall. */
+static int add_event(struct report *r, enum event_kind kind, const char *name)
+{
+	struct event *ev = &r->ev[r->nr_events];
+
+	ev->kind = kind;
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	ev->unit = "nanoseconds";
+	return r->nr_events++;
+}
+
 static void setup_events(struct report *r)
 {
 	unsigned int i;
 	struct event *ev;
 
 	if (!r->events_known)
-		r->nr_events = r->max_event;	/* no count in META: every index used */
-	for (i = 0; i < r->nr_events; i++) {
+		r->nr_real = r->max_event;	/* no count in META: every index used */
+	r->time_ev = r->off_ev = r->wall_ev = -1;
+	for (i = 0; i < r->nr_real; i++) {
 		ev = &r->ev[i];
+		ev->kind = EV_SAMPLED;
 		if (!ev->name[0])
 			snprintf(ev->name, sizeof(ev->name), "event%u", i);
 		if ((ev->type == PERF_TYPE_SOFTWARE && (ev->config == PERF_COUNT_SW_CPU_CLOCK ||
@@ -660,7 +852,15 @@ static void setup_events(struct report *r)
 			ev->unit = "nanoseconds";
 		else
 			ev->unit = "count";
+		if (r->time_ev < 0 && !strcmp(ev->unit, "nanoseconds"))
+			r->time_ev = i;
 	}
+	r->nr_events = r->nr_real;
+	if (!r->off_cpu)
+		return;
+	r->off_ev = add_event(r, EV_OFF_CPU, "off-cpu");
+	if (r->time_ev >= 0)
+		r->wall_ev = add_event(r, EV_WALL, "wall");
 }
 
 /* The event --event names, or -1. */
@@ -717,6 +917,50 @@ static void print_header(const struct report *r)
 	print_experiments(r);
 }
 
+/*
+ * The waits the module did not record: END's count (with those it counted
+ * but never reached the file), or the LOST records' of an interval; and of
+ * them, those over its max_off_cpu_rate (END only).
+ */
+static uint64_t waits_lost(const struct report *r, uint64_t *capped)
+{
+	bool whole = r->end_seen && !r->o->slice;
+	uint64_t lost = whole ? r->end_off_lost : r->off_lost;
+
+	*capped = whole ? r->end_off_capped : 0;
+	if (whole && r->end_off > r->waits)
+		lost += r->end_off - r->waits;
+	return lost;
+}
+
+/* The heading of the off-cpu table: the waits' time, split, and by reason. */
+static void print_off_cpu(const struct report *r, unsigned int i)
+{
+	const struct event *ev = &r->ev[i];
+	char total[32], wait[32], delay[32], t[32];
+	uint64_t lost, capped;
+	unsigned int k;
+
+	lost = waits_lost(r, &capped);
+	cp_top_format(total, sizeof(total), ev->weight, ev->unit);
+	cp_top_format(wait, sizeof(wait), ev->wait, ev->unit);
+	cp_top_format(delay, sizeof(delay), ev->weight - ev->wait, ev->unit);
+	fprintf(r->o->out, "# event %u: %s: %" PRIu64 " waits, %" PRIu64 " not recorded",
+		i, ev->name, ev->samples, lost);
+	if (capped)
+		fprintf(r->o->out, " (%" PRIu64 " over max_off_cpu_rate)", capped);
+	fprintf(r->o->out, ", total %s: waiting %s, run-queue delay %s\n", total, wait, delay);
+	fprintf(r->o->out, "# %s by reason:", ev->name);
+	for (k = 0; k < __CAUSALPROF_OFF_CPU_REASONS; k++) {
+		if (!r->reason_waits[k])
+			continue;
+		cp_top_format(t, sizeof(t), r->reason_ns[k], ev->unit);
+		fprintf(r->o->out, " %s %s (%" PRIu64 " waits)", reason_names[k], t,
+			r->reason_waits[k]);
+	}
+	fprintf(r->o->out, "%s\n", ev->samples ? "" : " none");
+}
+
 static int print_text(struct report *r, int only)
 {
 	FILE *out = r->o->out;
@@ -731,8 +975,15 @@ static int print_text(struct report *r, int only)
 		if (only >= 0 && (int)i != only)
 			continue;
 		cp_top_format(total, sizeof(total), ev->weight + ev->lost_weight, ev->unit);
-		fprintf(out, "# event %u: %s: %" PRIu64 " samples, %" PRIu64 " lost, total %s\n",
-			i, ev->name, ev->samples, ev->lost, total);
+		if (ev->kind == EV_OFF_CPU)
+			print_off_cpu(r, i);
+		else if (ev->kind == EV_WALL)
+			fprintf(out, "# event %u: %s: %s and %s: %" PRIu64 " samples and waits, total %s\n",
+				i, ev->name, r->ev[r->time_ev].name, r->ev[r->off_ev].name,
+				ev->samples, total);
+		else
+			fprintf(out, "# event %u: %s: %" PRIu64 " samples, %" PRIu64 " lost, total %s\n",
+				i, ev->name, ev->samples, ev->lost, total);
 		ret = cp_top_print(out, &r->prof, i, ev->unit, r->o->view, r->o->fraction);
 		if (ret)
 			return ret;
@@ -821,6 +1072,27 @@ static uint32_t main_mapping(struct report *r, unsigned int event)
 	return found;
 }
 
+/*
+ * Whether event @i has a profile file of its own: every event of the
+ * session; the waits unless the time event's profile has them (with
+ * wall); wall never. --event EV writes EV's alone.
+ */
+static bool own_file(const struct report *r, unsigned int i, int only)
+{
+	if (only >= 0)
+		return (int)i == only;
+	return r->ev[i].kind == EV_SAMPLED || (r->ev[i].kind == EV_OFF_CPU && r->time_ev < 0);
+}
+
+static unsigned int nr_files(const struct report *r, int only)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < r->nr_events; i++)
+		n += own_file(r, i, only);
+	return n;
+}
+
 /* OUT.EVENT.pb.gz, OUT without its .pb.gz (or .gz); duplicate names get .I. */
 static int event_paths(struct report *r, int only)
 {
@@ -831,15 +1103,20 @@ static int event_paths(struct report *r, int only)
 	bool dup;
 	int ret;
 
-	if (only >= 0 || r->nr_events <= 1) {
-		r->ev[only >= 0 ? only : 0].path = strdup(out);
-		return r->ev[only >= 0 ? only : 0].path ? 0 : -ENOMEM;
+	if (nr_files(r, only) <= 1) {
+		for (i = 0; i < r->nr_events; i++)
+			if (own_file(r, i, only))
+				break;
+		r->ev[i].path = strdup(out);
+		return r->ev[i].path ? 0 : -ENOMEM;
 	}
 	if (len > 6 && !strcmp(out + len - 6, ".pb.gz"))
 		len -= 6;
 	else if (len > 3 && !strcmp(out + len - 3, ".gz"))
 		len -= 3;
 	for (i = 0; i < r->nr_events; i++) {
+		if (!own_file(r, i, only))
+			continue;
 		for (dup = false, j = 0; j < r->nr_events && !dup; j++)
 			dup = j != i && !strcmp(r->ev[i].name, r->ev[j].name);
 		snprintf(name, sizeof(name), "%s", r->ev[i].name);
@@ -859,11 +1136,45 @@ static int event_paths(struct report *r, int only)
 	return 0;
 }
 
-static int write_one(struct report *r, unsigned int i)
+/*
+ * The sample types of event @i's profile: the waits' own; with every
+ * event, the time event's with the waits' and wall's after its own; else
+ * none (samples/count and EVENT/UNIT).
+ */
+static size_t pprof_values(const struct report *r, unsigned int i, int only,
+			   struct cp_pprof_value *v, const char **default_type)
+{
+	const struct event *ev = &r->ev[i];
+	size_t n = 0;
+
+	if (ev->kind == EV_SAMPLED && (only >= 0 || (int)i != r->time_ev || r->off_ev < 0))
+		return 0;
+	*default_type = ev->name;
+	if (ev->kind == EV_WALL) {
+		v[n++] = (struct cp_pprof_value){ i, CP_PPROF_COUNT, "samples", "count" };
+		v[n++] = (struct cp_pprof_value){ i, CP_PPROF_WEIGHT, ev->name, ev->unit };
+		return n;
+	}
+	if (ev->kind == EV_SAMPLED) {
+		v[n++] = (struct cp_pprof_value){ i, CP_PPROF_COUNT, "samples", "count" };
+		v[n++] = (struct cp_pprof_value){ i, CP_PPROF_WEIGHT, ev->name, ev->unit };
+	}
+	v[n++] = (struct cp_pprof_value){ r->off_ev, CP_PPROF_COUNT, "waits", "count" };
+	v[n++] = (struct cp_pprof_value){ r->off_ev, CP_PPROF_WEIGHT, "off-cpu", "nanoseconds" };
+	v[n++] = (struct cp_pprof_value){ r->off_ev, CP_PPROF_WAIT, "wait", "nanoseconds" };
+	v[n++] = (struct cp_pprof_value){ r->off_ev, CP_PPROF_DELAY, "sched-delay", "nanoseconds" };
+	if (ev->kind == EV_SAMPLED)
+		v[n++] = (struct cp_pprof_value){ r->wall_ev, CP_PPROF_WEIGHT, "wall", "nanoseconds" };
+	return n;
+}
+
+static int write_one(struct report *r, unsigned int i, int only)
 {
 	struct event *ev = &r->ev[i];
-	const char *comments[4];
-	char buf[3][512];
+	struct cp_pprof_value values[CP_PPROF_MAX_VALUES];
+	const char *comments[5];
+	char buf[4][512];
+	uint64_t lost, capped;
 	struct cp_pprof_info info = {
 		.event = i,
 		.name = ev->name,
@@ -875,6 +1186,7 @@ static int write_one(struct report *r, unsigned int i)
 		.main = main_mapping(r, i),
 		.labels = r->o->labels,
 		.comments = comments,
+		.values = values,
 	};
 	bool to_stdout = !strcmp(ev->path, "-"), regular;
 	struct stat st;
@@ -891,6 +1203,15 @@ static int write_one(struct report *r, unsigned int i)
 		snprintf(buf[2], sizeof(buf[2]), "%" PRIu64 " samples lost, on [lost samples]",
 			 ev->lost);
 		comments[info.nr_comments++] = buf[2];
+	}
+	info.nr_values = pprof_values(r, i, only, values, &info.default_type);
+	if (!info.nr_values)
+		info.values = NULL;
+	lost = waits_lost(r, &capped);
+	if (info.values && lost) {
+		snprintf(buf[3], sizeof(buf[3]), "%" PRIu64 " off-CPU waits not recorded (%" PRIu64 " over max_off_cpu_rate)",
+			 lost, capped);
+		comments[info.nr_comments++] = buf[3];
 	}
 
 	f = to_stdout ? stdout : fopen(ev->path, "we");
@@ -926,24 +1247,24 @@ static int write_pprof(struct report *r, int only)
 	unsigned int i;
 	int ret;
 
-	if (!strcmp(r->o->pprof, "-") && only < 0 && r->nr_events > 1) {
+	if (!strcmp(r->o->pprof, "-") && nr_files(r, only) > 1) {
 		fprintf(r->o->err,
 			"%s: %u events make %u profiles: pick one with --event for standard output\n",
-			r->o->prog, r->nr_events, r->nr_events);
+			r->o->prog, nr_files(r, only), nr_files(r, only));
 		return 2;
 	}
 	if (!r->nr_events) {
 		/* Not one sample: an empty profile all the same. */
-		r->nr_events = 1;
+		r->nr_real = 1;
 		setup_events(r);
 	}
 	ret = event_paths(r, only);
 	if (ret)
 		return ret;
 	for (i = 0; i < r->nr_events; i++) {
-		if (only >= 0 && (int)i != only)
+		if (!own_file(r, i, only))
 			continue;
-		ret = write_one(r, i);
+		ret = write_one(r, i, only);
 		if (ret)
 			return ret;
 	}
@@ -978,6 +1299,7 @@ static void free_report(struct report *r)
 		free(r->ev[i].path);
 	free(r->exps);
 	free(r->perfmaps);
+	free(r->wbuf);
 	cp_resolve_free(&r->res);
 	cp_replay_free(&r->replay);
 	cp_stacks_free(&r->stacks);

@@ -38,10 +38,12 @@ struct cp_raw {
 	uint32_t sample;	/* in the profile */
 	uint16_t nr_kernel, nr_user;
 	uint8_t event;
+	bool returns;
 };
 
 struct raw_key {
 	const struct causalprof_sample *s;
+	const struct cp_resolve_as *as;
 	struct cp_key at;
 	uint32_t epoch;
 	struct cp_prof_sample_labels l;
@@ -305,10 +307,15 @@ static int64_t user_location(struct cp_resolver *r, struct cp_proc *p, uint64_t 
 	return i;
 }
 
-/* Return addresses are looked up inside the call before them. */
-static uint64_t frame_addr(const struct causalprof_sample *s, unsigned int i)
+/*
+ * Return addresses are looked up inside the call before them: every
+ * address but a sample's first, and all of an off-CPU stack's.
+ */
+static uint64_t frame_addr(const struct raw_key *k, unsigned int i)
 {
-	return i && s->ips[i] ? s->ips[i] - 1 : s->ips[i];
+	const struct causalprof_sample *s = k->s;
+
+	return (i || k->as->returns) && s->ips[i] ? s->ips[i] - 1 : s->ips[i];
 }
 
 static int64_t resolve_stack(struct cp_resolver *r, const struct raw_key *k)
@@ -325,14 +332,14 @@ static int64_t resolve_stack(struct cp_resolver *r, const struct raw_key *k)
 	}
 	for (i = 0; i < n; i++) {
 		if (i < s->nr_kernel)
-			loc = kernel_location(r, frame_addr(s, i));
+			loc = kernel_location(r, frame_addr(k, i));
 		else
-			loc = user_location(r, p, frame_addr(s, i), k->at);
+			loc = user_location(r, p, frame_addr(k, i), k->at);
 		if (loc < 0)
 			return loc;
 		r->locs[i] = loc;
 	}
-	return cp_prof_sample(r->prof, s->event, r->locs, n, &k->l);
+	return cp_prof_sample(r->prof, k->as->event, r->locs, n, &k->l);
 }
 
 static uint64_t raw_hash(const struct raw_key *k)
@@ -340,8 +347,8 @@ static uint64_t raw_hash(const struct raw_key *k)
 	const struct causalprof_sample *s = k->s;
 	uint64_t h = cp_hash_u64(CP_HASH_SEED, ((uint64_t)s->pid << 32) | k->epoch);
 
-	h = cp_hash_u64(h, ((uint64_t)s->nr_kernel << 32) | ((uint64_t)s->nr_user << 8) |
-			s->event);
+	h = cp_hash_u64(h, ((uint64_t)s->nr_kernel << 32) | ((uint64_t)s->nr_user << 16) |
+			((uint64_t)k->as->returns << 8) | k->as->event);
 	h = cp_hash_u64(h, ((uint64_t)k->l.pid << 32) | k->l.tid);
 	h = cp_hash_u64(h, k->l.comm);
 	h = cp_hash_mem(h, k->go, k->l.nr_go * sizeof(k->go[0]));
@@ -356,7 +363,8 @@ static bool raw_eq(const void *ctx, uint32_t idx, const void *key)
 	const struct causalprof_sample *s = k->s;
 
 	return raw->spid == s->pid && raw->epoch == k->epoch && raw->nr_kernel == s->nr_kernel &&
-	       raw->nr_user == s->nr_user && raw->event == s->event && raw->pid == k->l.pid &&
+	       raw->nr_user == s->nr_user && raw->event == k->as->event &&
+	       raw->returns == k->as->returns && raw->pid == k->l.pid &&
 	       raw->tid == k->l.tid && raw->comm == k->l.comm && raw->nr_go == k->l.nr_go &&
 	       (!k->l.nr_go ||
 		!memcmp(&r->raw_go[raw->go], k->go, k->l.nr_go * sizeof(k->go[0]))) &&
@@ -381,7 +389,7 @@ static int add_raw(struct cp_resolver *r, const struct raw_key *k, uint64_t hash
 		.spid = s->pid, .epoch = k->epoch, .ips = r->nr_raw_ips, .pid = k->l.pid,
 		.tid = k->l.tid, .comm = k->l.comm, .go = r->nr_raw_go, .nr_go = k->l.nr_go,
 		.sample = sample, .nr_kernel = s->nr_kernel, .nr_user = s->nr_user,
-		.event = s->event,
+		.event = k->as->event, .returns = k->as->returns,
 	};
 	if (n)
 		memcpy(&r->raw_ips[r->nr_raw_ips], s->ips, n * sizeof(*s->ips));
@@ -412,11 +420,12 @@ static int intern_go(struct cp_resolver *r, struct raw_key *k, const struct cp_g
 }
 
 int cp_resolve_sample(struct cp_resolver *r, const struct causalprof_sample *s, struct cp_key at,
-		      uint64_t count, const struct cp_go_label *go, int nr_go)
+		      const struct cp_resolve_as *as)
 {
 	uint32_t comm = cp_replay_comm(r->replay, s->tid, at);
 	struct cp_proc *p = cp_replay_find_proc(r->replay, s->pid);
-	struct raw_key k = { .s = s, .at = at, .epoch = p ? cp_replay_epoch(p, at) : 0 };
+	struct raw_key k = { .s = s, .as = as, .at = at,
+			     .epoch = p ? cp_replay_epoch(p, at) : 0 };
 	struct cp_prof_sample *ps;
 	uint64_t hash;
 	int64_t i;
@@ -427,7 +436,7 @@ int cp_resolve_sample(struct cp_resolver *r, const struct causalprof_sample *s, 
 		k.l.tid = s->tid;
 		k.l.comm = comm;
 	}
-	ret = intern_go(r, &k, go, nr_go);
+	ret = intern_go(r, &k, as->labels, as->nr_labels);
 	if (ret)
 		return ret;
 	hash = raw_hash(&k);
@@ -443,9 +452,10 @@ int cp_resolve_sample(struct cp_resolver *r, const struct causalprof_sample *s, 
 			return ret;
 	}
 	ps = &r->prof->samples[i];
-	ps->count += count;
+	ps->count += as->count;
 	ps->weight += s->period;
-	return cp_prof_thread_add(r->prof, s->event, s->pid, s->tid, comm, count, s->period);
+	ps->wait += as->wait;
+	return cp_prof_thread_add(r->prof, as->event, s->pid, s->tid, comm, as->count, s->period);
 }
 
 int cp_resolve_lost(struct cp_resolver *r, uint8_t event, uint64_t count, uint64_t weight)

@@ -62,13 +62,22 @@ void cp_resolve_free(struct cp_resolver *r);
  * which stay where they are): names its anonymous code. 0 or -ENOMEM.
  */
 int cp_resolve_add_perfmap(struct cp_resolver *r, uint32_t pid, const char *text, size_t len);
+/* How a recorded stack counts in the profile. */
+struct cp_resolve_as {
+	uint8_t event;		/* the profile's event it counts for */
+	uint64_t count;		/* samples (or waits) it stands for */
+	uint64_t wait;		/* off-CPU: of the weight, the time waiting */
+	bool returns;		/* every address is a return address (off-CPU) */
+	const struct cp_go_label *labels;	/* its string labels (Go's, or a wait's reason) */
+	int nr_labels;
+};
+
 /*
- * Adds @count samples like @s (of total weight s->period), the record at
- * @at, with the processes as they were then, and its Go labels @go[@nr_go]
- * (cp_go_labels()).
+ * Adds the samples of @s (of total weight s->period), the record at @at,
+ * with the processes as they were then, as @as says.
  */
 int cp_resolve_sample(struct cp_resolver *r, const struct causalprof_sample *s, struct cp_key at,
-		      uint64_t count, const struct cp_go_label *go, int nr_go);
+		      const struct cp_resolve_as *as);
 /* Adds @count lost samples of @event, weighing @weight, on the [lost samples] frame. */
 int cp_resolve_lost(struct cp_resolver *r, uint8_t event, uint64_t count, uint64_t weight);
 /* Once every sample is in: the mappings' build ids and what their files offered. */

@@ -71,11 +71,11 @@ int cp_stacks_add(struct cp_stacks *t, const struct causalprof_stack *st)
 	return 0;
 }
 
-const struct causalprof_sample *cp_stacks_sample(struct cp_stacks *t,
-						const struct causalprof_count *c)
+/* A copy of the frames of stack @id, in t->out, or NULL. */
+static struct causalprof_sample *copy_out(struct cp_stacks *t, uint64_t id)
 {
-	int64_t i = find(t, c->stack);
-	struct causalprof_sample *s, *out;
+	int64_t i = find(t, id);
+	struct causalprof_sample *s;
 
 	if (i < 0)
 		return NULL;
@@ -87,13 +87,38 @@ const struct causalprof_sample *cp_stacks_sample(struct cp_stacks *t,
 		if (!t->out)
 			return NULL;
 	}
-	out = t->out;
-	memcpy(out, s, s->hdr.size);
+	memcpy(t->out, s, s->hdr.size);
+	return t->out;
+}
+
+const struct causalprof_sample *cp_stacks_sample(struct cp_stacks *t,
+						const struct causalprof_count *c)
+{
+	struct causalprof_sample *out = copy_out(t, c->stack);
+
+	if (!out)
+		return NULL;
 	out->time_ns = c->time_ns;
 	out->period = c->weight;
 	out->pid = c->pid;
 	out->tid = c->tid;
 	out->cpu = c->cpu;
 	out->event = c->event;
+	return out;
+}
+
+const struct causalprof_sample *cp_stacks_off_cpu(struct cp_stacks *t,
+						 const struct causalprof_off_cpu_count *c)
+{
+	struct causalprof_sample *out = copy_out(t, c->stack);
+
+	if (!out)
+		return NULL;
+	out->time_ns = c->time_ns;
+	out->period = c->wait_ns + c->delay_ns;
+	out->pid = c->pid;
+	out->tid = c->tid;
+	out->cpu = c->cpu;
+	out->event = 0;
 	return out;
 }

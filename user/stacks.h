@@ -4,8 +4,9 @@
 
 /*
  * The STACK records of an aggregated recording, by id, so that each COUNT
- * record reads as its samples: one struct causalprof_sample with the
- * stack's frames, the count's thread and event, and the count's weight.
+ * (and OFF_CPU_COUNT) record reads as its samples: one struct
+ * causalprof_sample with the stack's frames, the count's thread and event,
+ * and the count's weight.
  */
 
 #include <stdint.h>
@@ -32,5 +33,12 @@ int cp_stacks_add(struct cp_stacks *t, const struct causalprof_stack *st);
  */
 const struct causalprof_sample *cp_stacks_sample(struct cp_stacks *t,
 						const struct causalprof_count *c);
+/*
+ * The waits of an OFF_CPU_COUNT the same way: one sample of the stack's
+ * frames, of weight (s->period) their time off-CPU, wait and run-queue
+ * delay; event 0. NULL when no STACK had the id.
+ */
+const struct causalprof_sample *cp_stacks_off_cpu(struct cp_stacks *t,
+						 const struct causalprof_off_cpu_count *c);
 
 #endif /* CPROF_STACKS_H */

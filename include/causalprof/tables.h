@@ -37,7 +37,11 @@
 	X(AGG_FALLBACK,		"agg_fallback",		"aggregation fallback")	\
 	X(GO_LABELS,		"go_labels",		"Go labels")		\
 	X(GO_LABELS_CUT,	"go_labels_cut",	"Go labels cut")	\
-	X(GO_LABELS_FAULT,	"go_labels_fault",	"Go labels unread")
+	X(GO_LABELS_FAULT,	"go_labels_fault",	"Go labels unread")	\
+	X(OFF_CPU,		"off_cpu",		"off-CPU waits")	\
+	X(OFF_CPU_LOST,		"off_cpu_lost",		"off-CPU waits lost")	\
+	X(OFF_CPU_CAPPED,	"off_cpu_capped",	"off-CPU waits capped")	\
+	X(OFF_CPU_UNTRACKED,	"off_cpu_untracked",	"off-CPU waits untracked")
 
 /*
  * X(NAME, TYPE, CONFIG) for each event name cprof -e and the /proc control

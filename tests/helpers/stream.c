@@ -96,6 +96,17 @@ static bool record_ok(struct cp_stream *s, const struct causalprof_record_hdr *h
 		if (h->size < sizeof(struct causalprof_count))
 			break;
 		return true;
+	case CAUSALPROF_REC_OFF_CPU:
+		if (h->size < sizeof(struct causalprof_off_cpu) ||
+		    (h->size - sizeof(struct causalprof_off_cpu)) / 8 <
+		    (size_t)((const struct causalprof_off_cpu *)h)->nr_kernel +
+		    ((const struct causalprof_off_cpu *)h)->nr_user)
+			break;
+		return true;
+	case CAUSALPROF_REC_OFF_CPU_COUNT:
+		if (h->size < sizeof(struct causalprof_off_cpu_count))
+			break;
+		return true;
 	case CAUSALPROF_REC_EXPERIMENT:
 		if (h->size < sizeof(*exp))
 			break;
@@ -182,9 +193,17 @@ int cp_stream_feed(struct cp_stream *s, uint64_t session_id, const void *recs, s
 			s->samples += cp_rec_count(h)->count;
 			s->counted += cp_rec_count(h)->count;
 			break;
+		case CAUSALPROF_REC_OFF_CPU:
+			s->waits++;
+			break;
+		case CAUSALPROF_REC_OFF_CPU_COUNT:
+			s->waits += cp_rec_off_cpu_count(h)->count;
+			break;
 		case CAUSALPROF_REC_LOST:
 			if (h->flags & CAUSALPROF_LOST_F_SIDEBAND)
 				s->sideband_lost += cp_rec_lost(h)->lost;
+			else if (h->flags & CAUSALPROF_LOST_F_OFF_CPU)
+				s->off_cpu_lost += cp_rec_lost(h)->lost;
 			else
 				s->lost += cp_rec_lost(h)->lost;
 			break;
@@ -223,6 +242,13 @@ const char *cp_stream_problem(const struct cp_stream *s)
 	else if (s->end.lost != s->lost)
 		snprintf(why, sizeof(why), "END counts %llu lost, the LOST records %llu",
 			 (unsigned long long)s->end.lost, (unsigned long long)s->lost);
+	else if (s->end.off_cpu != s->waits)
+		snprintf(why, sizeof(why), "END counts %llu off-CPU waits, %zu came",
+			 (unsigned long long)s->end.off_cpu, s->waits);
+	else if (s->end.off_cpu_lost != s->off_cpu_lost)
+		snprintf(why, sizeof(why), "END counts %llu off-CPU waits lost, the LOST records %llu",
+			 (unsigned long long)s->end.off_cpu_lost,
+			 (unsigned long long)s->off_cpu_lost);
 	else
 		return NULL;
 	return why;

@@ -61,6 +61,11 @@
  *                  stack) and streamed as STACK and COUNT records at every
  *                  drain instead of one SAMPLE record each (see
  *                  struct causalprof_count); without it, SAMPLE records
+ *                  (and off-CPU waits: OFF_CPU_COUNT, or OFF_CPU records)
+ *       OFF_CPU: every time a target thread leaves its CPU of its own
+ *                accord (it blocks or sleeps), its stacks then and how
+ *                long it stayed off, streamed when it runs again (see
+ *                struct causalprof_off_cpu); with or without events
  *     CAUSALPROF_A_AGG_ENTRIES: NLA_U32, with CAUSALPROF_F_AGGREGATE only:
  *                  entries of each CPU's count table, 16 to 65536
  *                  (rounded up to a power of two; default 1024); its stack
@@ -128,9 +133,10 @@
  *       in place.
  *   A message is at most 32 KiB. Records keep their order per CPU; across
  *   CPUs, and between samples and the other records, order by time_ns
- *   (COUNT records excepted: they leave at the drain after their samples).
- *   A MMAP, COMM, FORK or EXIT record never arrives after a sample taken
- *   after it. When the owner's receive queue is full, records wait in the
+ *   (COUNT records excepted: they leave at the drain after their samples;
+ *   and OFF_CPU and OFF_CPU_COUNT records, written when their waits end).
+ *   A MMAP, COMM, FORK or EXIT record never arrives after a sample (or the
+ *   start of a wait) taken after it. When the owner's receive queue is full, records wait in the
  *   module and samples that find no room are counted in LOST records: a
  *   client should use a large SO_RCVBUF(FORCE) and NETLINK_NO_ENOBUFS.
  *
@@ -319,7 +325,8 @@ enum causalprof_flag {
 	CAUSALPROF_F_USER_STACK		= 1U << 2,
 	CAUSALPROF_F_KERNEL_STACK	= 1U << 3,
 	CAUSALPROF_F_AGGREGATE		= 1U << 4,
-	__CAUSALPROF_F_ALL		= (1U << 5) - 1
+	CAUSALPROF_F_OFF_CPU		= 1U << 5,
+	__CAUSALPROF_F_ALL		= (1U << 6) - 1
 };
 
 enum causalprof_attr {
@@ -390,6 +397,15 @@ enum causalprof_stat {
 	CAUSALPROF_STAT_GO_LABELS_FAULT, /* samples whose labels could not be
 					  * read: a fault, or a layout that
 					  * makes no sense
+					  */
+	CAUSALPROF_STAT_OFF_CPU,	/* off-CPU waits recorded */
+	CAUSALPROF_STAT_OFF_CPU_LOST,	/* waits not recorded, whatever the
+					  * reason: the three below, and a
+					  * ring full when they ended
+					  */
+	CAUSALPROF_STAT_OFF_CPU_CAPPED,	/* of those, over max_off_cpu_rate */
+	CAUSALPROF_STAT_OFF_CPU_UNTRACKED, /* of those, no room in the thread
+					  * table (off_cpu_threads)
 					  */
 	__CAUSALPROF_STAT_LAST
 };
@@ -538,6 +554,8 @@ enum causalprof_record_type {
 	CAUSALPROF_REC_STACK,
 	CAUSALPROF_REC_COUNT,
 	CAUSALPROF_REC_DENIED,
+	CAUSALPROF_REC_OFF_CPU,
+	CAUSALPROF_REC_OFF_CPU_COUNT,
 	__CAUSALPROF_REC_MAX
 };
 
@@ -641,9 +659,13 @@ struct causalprof_task {
  * Samples dropped on one CPU since the previous LOST record of that CPU.
  * With CAUSALPROF_LOST_F_SIDEBAND in hdr.flags, lost instead counts MMAP,
  * COMM, FORK, EXIT and EXPERIMENT records dropped (all CPUs) since the
- * previous such record, and cpu is CAUSALPROF_LOST_CPU_NONE.
+ * previous such record, and cpu is CAUSALPROF_LOST_CPU_NONE. With
+ * CAUSALPROF_LOST_F_OFF_CPU, lost counts the off-CPU waits that CPU did
+ * not record since its previous such record, whatever the reason (see
+ * struct causalprof_off_cpu).
  */
 #define CAUSALPROF_LOST_F_SIDEBAND	(1U << 0)
+#define CAUSALPROF_LOST_F_OFF_CPU	(1U << 1)
 #define CAUSALPROF_LOST_CPU_NONE	0xffffffffU
 
 struct causalprof_lost {
@@ -660,7 +682,10 @@ struct causalprof_lost {
  * in an END of hdr.size 40 or more: modules before aggregation sent 32
  * bytes) counts those of an aggregated session that went out as SAMPLE
  * records because their CPU's count table was full; always 0 without
- * CAUSALPROF_F_AGGREGATE.
+ * CAUSALPROF_F_AGGREGATE. The off-CPU fields (an END of hdr.size 64 or
+ * more) count the waits of a CAUSALPROF_F_OFF_CPU session: recorded
+ * (OFF_CPU records, and the count of OFF_CPU_COUNT records), and not,
+ * whatever the reason; all 0 without the flag.
  */
 struct causalprof_end {
 	struct causalprof_record_hdr hdr;
@@ -668,6 +693,9 @@ struct causalprof_end {
 	__u64	samples;	/* samples of this session */
 	__u64	lost;		/* samples of this session dropped */
 	__u64	fallback;	/* of samples, sent as SAMPLE: table full */
+	__u64	off_cpu;	/* off-CPU waits recorded */
+	__u64	off_cpu_lost;	/* waits not recorded */
+	__u64	off_cpu_capped;	/* of those, over the module's max_off_cpu_rate */
 };
 
 /*
@@ -850,6 +878,91 @@ struct causalprof_experiment {
 	/* struct causalprof_exp_point points[nr_points]; */
 	/* struct causalprof_exp_span spans[nr_points]; with CAUSALPROF_EXP_F_SPANS */
 	/* struct causalprof_exp_acct acct; with CAUSALPROF_EXP_F_ACCT */
+};
+
+/*
+ * Off-CPU time (CAUSALPROF_F_OFF_CPU). Each time a thread of a target
+ * leaves its CPU of its own accord (the scheduler switches it out without
+ * preempting it, its state not TASK_RUNNING: it blocks or sleeps; not its
+ * last switch, as it exits), the module takes its stacks, as a sample's
+ * (ips[] as in struct causalprof_sample, nr_kernel then nr_user; sflags
+ * CAUSALPROF_SAMPLE_F_TRUNCATED at most, never _USER nor _GO_LABELS), and
+ * when it runs again, records how long it was off: wait_ns from leaving
+ * to its wake-up (sched_waking: when its waker woke it), delay_ns from
+ * the wake-up to the switch that runs it again (the run queue's delay).
+ * Every address is a return address: the kernel part starts in
+ * __schedule() and goes out to the system call's entry; the user part
+ * starts at the instruction after the system call (or the faulting one)
+ * and follows the frame pointers, as a sample taken in the kernel. With
+ * CAUSALPROF_OFF_CPU_F_NO_WAKE in hdr.flags, no wake-up was seen (a
+ * wake-up that raced with the switch-out, a signal that kept the thread
+ * runnable): wait_ns is all the time off, delay_ns 0. Without
+ * CAUSALPROF_F_KERNEL_STACK there are no kernel addresses; without
+ * CAUSALPROF_F_USER_STACK the user part is the user address alone.
+ *
+ * reason is what the kernel knows of the wait when the thread leaves
+ * (enum causalprof_off_cpu_reason): I/O when the thread waits in
+ * io_schedule() (in_iowait: block I/O, a page fault that reads a file,
+ * fsync); else FUTEX or SLEEP by the system call it is in (a 64-bit
+ * task's futex(), futex_waitv(), futex_wait(); nanosleep(),
+ * clock_nanosleep()); else OTHER (a pipe, a socket, poll, a lock in the
+ * kernel, a stopped or traced thread, a kernel thread).
+ *
+ * Raw sessions get one OFF_CPU record per wait, written by the CPU that
+ * runs the thread again, when it does: time_ns is when it left, so they
+ * are not in time_ns order with that CPU's samples. Aggregated sessions
+ * (CAUSALPROF_F_AGGREGATE) count the waits in the same tables as samples,
+ * by (tid, stack, reason), and send one OFF_CPU_COUNT per key at every
+ * drain, naming a STACK as COUNT does (the ids of samples and waits are
+ * the same for the same frames); a wait that finds its CPU's table full
+ * is sent as an OFF_CPU record. A wait whose thread did not run again
+ * before the session stopped is not recorded, nor counted.
+ *
+ * The waits a CPU does not record are counted in LOST records with
+ * CAUSALPROF_LOST_F_OFF_CPU and in END: over the module's
+ * max_off_cpu_rate (waits recorded per second per CPU), no room in the
+ * module's table of threads (off_cpu_threads), or a ring that was full
+ * when the wait ended.
+ */
+enum causalprof_off_cpu_reason {
+	CAUSALPROF_OFF_CPU_OTHER,
+	CAUSALPROF_OFF_CPU_IO,
+	CAUSALPROF_OFF_CPU_FUTEX,
+	CAUSALPROF_OFF_CPU_SLEEP,
+	__CAUSALPROF_OFF_CPU_REASONS
+};
+
+#define CAUSALPROF_OFF_CPU_F_NO_WAKE	(1U << 0)
+
+struct causalprof_off_cpu {
+	struct causalprof_record_hdr hdr;
+	__u64	time_ns;	/* when it left its CPU (CLOCK_MONOTONIC) */
+	__u64	wait_ns;	/* from then to its wake-up */
+	__u64	delay_ns;	/* from its wake-up to running again */
+	__u32	pid;		/* thread group id */
+	__u32	tid;
+	__u16	cpu;		/* the CPU that ran it again */
+	__u8	reason;		/* enum causalprof_off_cpu_reason */
+	__u8	sflags;		/* CAUSALPROF_SAMPLE_F_TRUNCATED */
+	__u16	nr_kernel;
+	__u16	nr_user;
+	__u64	ips[];
+};
+
+/* count waits of thread tid with stack stack and reason reason */
+struct causalprof_off_cpu_count {
+	struct causalprof_record_hdr hdr;
+	__u64	time_ns;	/* when the first of them began */
+	__u64	stack;		/* id of a STACK */
+	__u64	count;		/* waits */
+	__u64	wait_ns;	/* their waits, summed */
+	__u64	delay_ns;	/* their run-queue delays, summed */
+	__u32	pid;
+	__u32	tid;
+	__u16	cpu;		/* the CPU that counted them (where they ended) */
+	__u8	reason;
+	__u8	pad;
+	__u32	pad2;
 };
 
 /*
