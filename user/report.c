@@ -1045,7 +1045,7 @@ int cp_report(const struct cp_report_opts *o, struct cp_rec_reader *rd)
 			goto out_nomem;
 	}
 	cp_resolve_init(&r->res, &r->prof, &r->replay, o->sym ? o->ks : r->ks, r->sym,
-			o->labels);
+			o->labels, !o->pprof);
 	for (i = 0; i < r->nr_perfmaps; i++) {
 		const struct cp_rec_perfmap *pm = cp_rec_perfmap(r->perfmaps[i], &text, &len);
 
