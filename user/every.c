@@ -325,7 +325,7 @@ static int sync_file(const char *path)
 }
 
 int cp_every_write(struct cp_every *e, const struct cp_every_interval *iv,
-		   struct cp_symbolizer *sym, const struct cp_ksyms *ks)
+		   struct cp_symbolizer *sym, const struct cp_ksyms *ks, struct cp_pprof_gz *gz)
 {
 	char stamp[32], name[NAME_MAX_LEN + 1], path[4096], tmp[4096];
 	time_t secs = iv->name_ns / 1000000000;
@@ -339,6 +339,7 @@ int cp_every_write(struct cp_every *e, const struct cp_every_interval *iv,
 		.duration_nanos = iv->duration_ns,
 		.sym = sym,
 		.ks = ks,
+		.gz = gz,
 		.out = stdout,
 		.err = stderr,
 	};

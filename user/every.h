@@ -92,13 +92,15 @@ void cp_every_next(struct cp_every *e);
 /*
  * The finished interval @iv as DIR/cprof-START.pb.gz (written to a
  * temporary name, then renamed), named with @sym and @ks (either may be
- * NULL: cp_report()'s own, from the recording); then the oldest profiles
- * beyond the last keep are removed. Touches no carry: the reporting
- * thread's. Messages go to stderr. 0, or 1 on failure.
+ * NULL: cp_report()'s own, from the recording) and compressed by @gz (NULL:
+ * a stream of its own); then the oldest profiles beyond the last keep are
+ * removed. Touches no carry: the reporting thread's. Messages go to
+ * stderr. 0, or 1 on failure.
  */
 struct cp_symbolizer;
 struct cp_ksyms;
+struct cp_pprof_gz;
 int cp_every_write(struct cp_every *e, const struct cp_every_interval *iv,
-		   struct cp_symbolizer *sym, const struct cp_ksyms *ks);
+		   struct cp_symbolizer *sym, const struct cp_ksyms *ks, struct cp_pprof_gz *gz);
 
 #endif /* CPROF_EVERY_H */

@@ -875,6 +875,7 @@ static int write_one(struct report *r, unsigned int i)
 		.main = main_mapping(r, i),
 		.labels = r->o->labels,
 		.comments = comments,
+		.gz = r->o->gz,
 	};
 	bool to_stdout = !strcmp(ev->path, "-"), regular;
 	struct stat st;

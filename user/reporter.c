@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ksyms.h"
+#include "pprof.h"
 #include "reporter.h"
 
 /*
@@ -44,6 +45,7 @@ struct cp_reporter {
 	/* The thread's own */
 	struct cp_symbolizer *sym;
 	struct cp_ksyms *ks;
+	struct cp_pprof_gz *gz;
 	char *modules;		/* /proc/modules when kallsyms was read */
 	size_t modules_len;
 };
@@ -98,7 +100,7 @@ static void report(struct cp_reporter *rp, struct cp_every_interval *iv)
 
 	if (rp->symbolize)
 		refresh_ksyms(rp);
-	ret = cp_every_write(rp->e, iv, rp->sym, rp->ks);
+	ret = cp_every_write(rp->e, iv, rp->sym, rp->ks, rp->gz);
 	unlink(iv->path);
 	free(iv->path);
 	iv->path = NULL;
@@ -164,7 +166,10 @@ int cp_reporter_start(struct cp_reporter **rpp, struct cp_every *e, bool symboli
 	rp->max = WAITING_SPAN_NS / e->interval_ns;
 	rp->max = rp->max < 1 ? 1 : rp->max > MAX_WAITING ? MAX_WAITING : rp->max;
 	rp->sym = cp_sym_new(NULL, stderr);
-	if (!rp->sym) {
+	rp->gz = cp_pprof_gz_new();
+	if (!rp->sym || !rp->gz) {
+		cp_sym_free(rp->sym);
+		cp_pprof_gz_free(rp->gz);
 		free(rp);
 		return -ENOMEM;
 	}
@@ -178,6 +183,7 @@ int cp_reporter_start(struct cp_reporter **rpp, struct cp_every *e, bool symboli
 		pthread_cond_destroy(&rp->cond);
 		pthread_mutex_destroy(&rp->lock);
 		cp_sym_free(rp->sym);
+		cp_pprof_gz_free(rp->gz);
 		free(rp);
 		return -err;
 	}
@@ -226,6 +232,7 @@ void cp_reporter_stop(struct cp_reporter *rp, struct cp_reporter_stats *st)
 	pthread_mutex_destroy(&rp->lock);
 	cp_sym_free(rp->sym);
 	cp_ksyms_free(rp->ks);
+	cp_pprof_gz_free(rp->gz);
 	free(rp->modules);
 	free(rp);
 }
