@@ -254,6 +254,9 @@ struct record {
 	uint64_t *aligned;	/* a batch, copied: netlink aligns it to 4 bytes only */
 	size_t aligned_size;
 	void *paths;		/* tsearch tree: paths whose build id was recorded */
+	const void *vdso;	/* cprof's own vDSO, once looked up */
+	size_t vdso_len;
+	bool vdso_looked;
 	struct jit_proc *jits;	/* processes with anonymous code */
 	size_t nr_jits, cap_jits;
 	uint64_t t_start, t_end;	/* CLOCK_MONOTONIC ns */
@@ -1175,7 +1178,8 @@ static int write_meta(struct record *r, const struct timespec *real, uint64_t mo
 
 /*
  * The vDSO's ELF image, for naming its functions later: every 64-bit process
- * of this kernel maps the same one, so cprof's own will do.
+ * of this kernel maps the same one, so cprof's own will do. Looked up once
+ * (--every writes it into every interval).
  */
 static void write_vdso(struct record *r)
 {
@@ -1183,19 +1187,21 @@ static void write_vdso(struct record *r)
 	char line[256];
 	FILE *f;
 
-	if (!base)
-		return;
-	f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, "[vdso]") || sscanf(line, "%lx-%lx", &start, &end) != 2)
-			continue;
-		if (start == base && end > start && end - start <= (1 << 20))
-			cp_rec_put(&r->w, CP_REC_VDSO, (const void *)start, end - start);
-		break;
+	if (!r->vdso_looked && base && (f = fopen("/proc/self/maps", "re"))) {
+		while (fgets(line, sizeof(line), f)) {
+			if (!strstr(line, "[vdso]") || sscanf(line, "%lx-%lx", &start, &end) != 2)
+				continue;
+			if (start == base && end > start && end - start <= (1 << 20)) {
+				r->vdso = (const void *)start;
+				r->vdso_len = end - start;
+			}
+			break;
+		}
+		fclose(f);
 	}
-	fclose(f);
+	r->vdso_looked = true;
+	if (r->vdso)
+		cp_rec_put(&r->w, CP_REC_VDSO, r->vdso, r->vdso_len);
 }
 
 /* /proc/kallsyms as it is now into *@out (malloc()ed), or NULL with a warning. */
