@@ -18,6 +18,12 @@
 #   wait     the barrier with thread 2 a timed sleep (-w) of half a()'s
 #            time instead of b(): on one CPU too the truth saturates
 #            (a() min(x, 50 %)); columns a() 20, 40, 60 and 80 %
+#   gochan   Go (Debian's 1.19): a producer and a consumer goroutine over
+#            a channel, producing 2 units, consuming 1.2 (gt_chan.go; on
+#            two CPUs produce() min(x, 40 %), consume() 0); point
+#            main.progress; --fixed-line with --no-go too
+#   gomutex  Go: four goroutines and a sync.Mutex, crit() 2 units, other()
+#            0.5 (gt_mutex.go); point main.progress; --no-go too
 #
 # and the barrier once more with its point from Coz's coz.h, default mode.
 #
@@ -83,10 +89,17 @@ prog()
 	wait)
 		bin=gt_barrier main=a other=a mknob=-a oknob=-a point="--progress progress"
 		what="barrier, thread 2 a timed sleep of half a()'s time (-w), point a function" ;;
+	gochan)
+		bin=gt_chan-go main=produce other=consume mknob=-p oknob=-c point="--progress main.progress"
+		what="Go channel, producer and consumer goroutines, point main.progress" ;;
+	gomutex)
+		bin=gt_mutex-go main=crit other=other mknob=-s oknob=-o point="--progress main.progress"
+		what="Go sync.Mutex, four goroutines, point main.progress" ;;
 	esac
 	extra=
 	ocol=40
 	src=$repo/tests/targets/$bin.c
+	case $bin in *-go) src=$repo/tests/targets/${bin%-go}.go ;; esac
 	cozbin=$targets/${bin}_coz
 	args="-d $run_s"
 	case $1 in
@@ -283,6 +296,7 @@ label()
 	case $1 in
 	cdef) echo "cprof, default" ;; cfix) echo "cprof, --fixed-line" ;;
 	ccoz) echo "cprof, default, coz.h point" ;;
+	gfix) echo "cprof, --fixed-line --no-go" ;;
 	zdef) echo "Coz, default" ;; zfix) echo "Coz, --fixed-line" ;;
 	esac
 }
@@ -337,6 +351,13 @@ for p in $progs; do
 			cat "$tmp/cfixo.o" >> "$tmp/cfix.o"
 		fi
 		tools="cdef cfix"
+		case $p in
+		go*)
+			run_cprof gfix "$targets/$bin" --no-go --fixed-line "$base:$lmain"
+			run_cprof gfixo "$targets/$bin" --no-go --fixed-line "$base:$lother"
+			cat "$tmp/gfixo.o" >> "$tmp/gfix.o"
+			tools="$tools gfix" ;;
+		esac
 		if [ "$p" = barrier ] && [ -x "$cozbin" ]; then
 			point=
 			run_cprof ccoz "$cozbin"

@@ -1175,6 +1175,186 @@ void cp_causal_wake(struct task_struct *wakee, bool by_target)
 	queue_wake_payment(wakee, u, id);
 }
 
+/*
+ * Goroutines (gohooks.c). In a Go program the hand-offs happen inside the
+ * runtime: a channel send readies the parked receiver, an unlock its
+ * waiter, a thread steals another's goroutines, and the threads involved
+ * rarely sleep in the kernel, so cp_causal_block() and cp_causal_wake()
+ * see little of it. As in Morsing's port of causal profiling to Go, the
+ * runtime's threads stay the threads that owe and pay, and the goroutine
+ * carries a token from the thread that made it runnable to the one that
+ * runs it next:
+ *
+ * - A thread that stops running a goroutine (it parks, yields, is
+ *   preempted) tags it with what it owed, and leaves that debt with it:
+ *   a parked goroutine's wait stands for the payment (credited when it
+ *   is readied), and the thread takes on the debt of the goroutine it
+ *   runs next. Morsing's dropg() pays first; here a payment there held
+ *   the thread, and the P it holds, while the goroutine readied meanwhile
+ *   waited for it: a channel's consumer on two CPUs (go_stop_pays).
+ * - A thread that readies a parked goroutine applies cp_causal_wake()'s
+ *   rule to the token, itself the waker: the goroutine owes what it still
+ *   owed of its own when its wait ended (the wait credited), and takes on
+ *   the waker's debt if that is more. A new goroutine owes what its
+ *   creator owes, as a forked thread does.
+ * - The thread that runs it next owes what it owed itself or what the
+ *   goroutine owes of its own, whichever is less (Morsing's execute()
+ *   takes the larger of the two delay counts: a thread idle or running
+ *   the scheduler while the goroutine waited is credited with the wait),
+ *   and what the waker owed if that is more, unless it is the waker (on
+ *   one P the waker's own hits, since, are no debt of its own). What the
+ *   waker owed grows with the delay inserted since, as a woken thread's
+ *   lag does: a runnable goroutine is running in virtual time. It pays
+ *   what is due as a woken thread.
+ *
+ * The runtime orders the events of one goroutine (its status changes are
+ * atomic in user space, and each hook fires before the change it marks),
+ * so a token is written by one thread at a time; the experiment's id,
+ * written last with release, says that the rest belongs to it.
+ */
+static void go_tag(struct cp_gtoken *g, u32 id, u32 state, s64 owes, pid_t waker, s64 debt)
+{
+	WRITE_ONCE(g->state, state);
+	WRITE_ONCE(g->at, atomic64_read(&exp.global));
+	WRITE_ONCE(g->owes, owes);
+	WRITE_ONCE(g->waker, waker);
+	WRITE_ONCE(g->debt, debt);
+	WRITE_ONCE(g->ns, ktime_get_mono_fast_ns());
+	/* The rest before the id: pairs with go_current(). */
+	smp_store_release(&g->exp, id);
+}
+
+/* Whether g's token belongs to experiment id. */
+static bool go_current(struct cp_gtoken *g, u32 id)
+{
+	/* Pairs with go_tag()'s release: the rest is the experiment's. */
+	return smp_load_acquire(&g->exp) == id;
+}
+
+/* The thread current runs as in experiment id, inserted if asked; NULL if none. */
+static struct cp_task *go_thread(u32 id, bool insert)
+{
+	struct cp_task *t;
+
+	if (!id || !READ_ONCE(inherit) || (current->flags & (PF_KTHREAD | PF_EXITING)))
+		return NULL;
+	t = cp_task_get(current->pid, insert);
+	if (!t && insert)
+		atomic64_inc(&exp.table_full);
+	return t;
+}
+
+/*
+ * Whether a thread pays what is due when it stops running a goroutine, as
+ * Morsing's dropg() does. Off: gt_chan on two vCPUs, --fixed-line
+ * produce() at 20 / 40 / 60 %, medians of three rounds, truth 22.2 / 37.4
+ * / 38.2 %: 19.5 / 29.1 / 31.8 % without, 15.3 / 22.9 / 28.0 with (two
+ * rounds; bench/RESULTS.md, 2026-11-27).
+ */
+static bool go_stop_pays;
+module_param(go_stop_pays, bool, 0644);
+MODULE_PARM_DESC(go_stop_pays, "A thread pays what is due when it stops running a goroutine (default 0)");
+
+/* Current stops running g: to wait (parked), or runnable. */
+void cp_causal_go_stop(struct cp_gtoken *g, bool parked)
+{
+	u32 id = exp_current();
+	struct cp_task *t = go_thread(id, true);
+
+	if (!t)
+		return;
+	go_tag(g, id, parked ? CP_G_PARKED : CP_G_RUNNABLE, max_t(s64, owed(t), 0), 0, 0);
+	if (READ_ONCE(go_stop_pays))
+		queue_wake_payment(current, t, id);
+}
+
+/*
+ * Current makes g runnable. A g with no token of this experiment was
+ * parked since before its start (or by a way no hook sees): it owes what
+ * current owes. One that was not parked waited for nothing: it keeps what
+ * it owed, and takes current as its waker.
+ */
+void cp_causal_go_ready(struct cp_gtoken *g)
+{
+	u32 id = exp_current();
+	struct cp_task *w = go_thread(id, false);
+	s64 global, debt, mine, owes;
+
+	if (!id || !READ_ONCE(inherit))
+		return;
+	global = atomic64_read(&exp.global);
+	debt = w ? max_t(s64, owed(w), 0) : 0;
+	if (!go_current(g, id) || READ_ONCE(g->state) == CP_G_RUNNING) {
+		go_tag(g, id, CP_G_RUNNABLE, debt, current->pid, debt);
+		atomic64_inc(&exp.inherited);
+		return;
+	}
+	owes = READ_ONCE(g->owes) + global - READ_ONCE(g->at);
+	if (READ_ONCE(g->state) != CP_G_PARKED) {
+		go_tag(g, id, CP_G_RUNNABLE, owes, current->pid, debt);
+		return;
+	}
+	mine = still_owed(READ_ONCE(g->owes), global - READ_ONCE(g->at),
+			  ktime_get_mono_fast_ns() - READ_ONCE(g->ns));
+	atomic64_add(max_t(s64, owes - mine, 0), &exp.acct.credited_ns);
+	go_tag(g, id, CP_G_RUNNABLE, mine, current->pid, debt);
+	atomic64_inc(&exp.inherited);
+}
+
+/* Current created g: it owes what current owes, as a forked thread does. */
+void cp_causal_go_spawn(struct cp_gtoken *g)
+{
+	u32 id = exp_current();
+	struct cp_task *c = go_thread(id, false);
+	s64 debt;
+
+	if (!id || !READ_ONCE(inherit))
+		return;
+	debt = c ? max_t(s64, owed(c), 0) : 0;
+	go_tag(g, id, CP_G_RUNNABLE, debt, current->pid, debt);
+}
+
+/*
+ * Current starts running g. A g parked and never readied by a hook (the
+ * netpoller's, the garbage collector's wake-ups) owes what accrued while
+ * it waited, as a thread woken by an interrupt. Without a token of this
+ * experiment current keeps its own state.
+ */
+void cp_causal_go_run(struct cp_gtoken *g)
+{
+	u32 id = exp_current();
+	s64 global, since, cur, own, inh, due;
+	struct cp_task *t;
+	pid_t waker;
+
+	if (!id || !READ_ONCE(inherit) || !go_current(g, id) ||
+	    READ_ONCE(g->state) == CP_G_RUNNING)
+		return;
+	t = go_thread(id, true);
+	if (!t)
+		return;
+	WRITE_ONCE(g->state, CP_G_RUNNING);
+	global = atomic64_read(&exp.global);
+	since = global - READ_ONCE(g->at);
+	cur = owed(t);
+	own = min(cur, READ_ONCE(g->owes) + since);
+	due = own;
+	waker = READ_ONCE(g->waker);
+	if (waker && waker != current->pid) {
+		inh = READ_ONCE(g->debt) + since;
+		if (inh > own) {
+			atomic64_add(inh - own, &exp.acct.inherited_ns);
+			due = inh;
+		}
+	}
+	if (due != cur) {
+		atomic64_set(&t->local, global);
+		atomic64_set(&t->lag, due);
+		atomic64_set(&t->keep, due - own);
+	}
+	queue_wake_payment(current, t, id);
+}
+
 void cp_causal_exit(struct task_struct *t)
 {
 	if (exp_current())

@@ -70,6 +70,30 @@ void cp_causal_wake(struct task_struct *wakee, bool by_target);
 void cp_causal_block(struct task_struct *t);
 void cp_causal_exit(struct task_struct *t);
 
+/*
+ * A goroutine's causal state, carried from the thread that stops running
+ * it to the one that runs it next (see causal.c, gohooks.c). Zeroed: none.
+ */
+#define CP_G_PARKED	1	/* waits: a ready credits the wait */
+#define CP_G_RUNNABLE	2	/* in a run queue: owes what is inserted */
+#define CP_G_RUNNING	3	/* taken on by the thread running it */
+
+struct cp_gtoken {
+	u32 exp;		/* the experiment it belongs to; 0: none */
+	u32 state;		/* CP_G_* */
+	s64 at;			/* the global delay when it was tagged, ns */
+	s64 owes;		/* what it owed of its own then */
+	pid_t waker;		/* the thread that readied or created it; 0: none */
+	s64 debt;		/* what that thread owed then */
+	u64 ns;			/* when (ktime_get_mono_fast_ns()) */
+};
+
+/* From the Go hooks' handlers, in task context: current's goroutine g. */
+void cp_causal_go_stop(struct cp_gtoken *g, bool parked);
+void cp_causal_go_ready(struct cp_gtoken *g);
+void cp_causal_go_spawn(struct cp_gtoken *g);
+void cp_causal_go_run(struct cp_gtoken *g);
+
 void cp_causal_show(struct seq_file *m, bool privileged, struct pid_namespace *ns);
 void *cp_causal_task_seek(loff_t *i);
 void cp_causal_show_task(struct seq_file *m, void *slot, struct pid_namespace *ns);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs/causalprof: read-only views for developers of the module-wide
- * and per-CPU counters, the causal engine and the progress points.
+ * and per-CPU counters, the causal engine, the progress points and the
+ * Go hooks.
  */
 
 #include "causal.h"
 #include "debugfs.h"
+#include "gohooks.h"
 #include "progress.h"
 #include "stats.h"
 
@@ -68,6 +70,7 @@ void __init cp_debugfs_init(void)
 		create_cpu_dir(cpu);
 	cp_causal_debugfs(debugfs_dir);
 	cp_progress_debugfs(debugfs_dir);
+	cp_gohooks_debugfs(debugfs_dir);
 }
 
 void cp_debugfs_uninit(void)

@@ -8,6 +8,7 @@
 #include "causal.h"
 #include "compat.h"
 #include "events.h"
+#include "gohooks.h"
 #include "netlink.h"
 #include "progress.h"
 #include "request.h"
@@ -105,6 +106,21 @@ static const struct nla_policy pp_del_policy[CAUSALPROF_PP_A_MAX + 1] = {
 
 static const struct nla_policy progress_del_policy[CAUSALPROF_A_MAX + 1] = {
 	[CAUSALPROF_A_PROGRESS]		= NLA_POLICY_NESTED(pp_del_policy),
+};
+
+static const struct nla_policy gohook_policy[CAUSALPROF_GOHOOK_A_MAX + 1] = {
+	[CAUSALPROF_GOHOOK_A_KIND]	= NLA_POLICY_MAX(NLA_U32, CAUSALPROF_GO_HOOK_MAX),
+	[CAUSALPROF_GOHOOK_A_OFFSET]	= { .type = NLA_U64 },
+	[CAUSALPROF_GOHOOK_A_VISIT_NS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &visit_range),
+};
+
+static const struct nla_policy gohooks_policy[CAUSALPROF_GOHOOKS_A_MAX + 1] = {
+	[CAUSALPROF_GOHOOKS_A_PATH]		= { .type = NLA_NUL_STRING, .len = PATH_MAX - 1 },
+	[CAUSALPROF_GOHOOKS_A_HOOK]		= NLA_POLICY_NESTED(gohook_policy),
+};
+
+static const struct nla_policy go_hooks_policy[CAUSALPROF_A_MAX + 1] = {
+	[CAUSALPROF_A_GO_HOOKS]	= NLA_POLICY_NESTED(gohooks_policy),
 };
 
 static struct genl_family genl_family;
@@ -716,6 +732,69 @@ static int del_progress(struct sk_buff *skb, struct genl_info *info)
 	return cp_session_progress_del(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), extack);
 }
 
+/* CAUSALPROF_A_GO_HOOKS's hooks into sites (room for CAUSALPROF_MAX_GO_HOOKS): how many, or -errno. */
+static int parse_go_hooks(const struct nlattr *go, struct cp_go_site *sites,
+			  struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[CAUSALPROF_GOHOOK_A_MAX + 1];
+	const struct nlattr *attr;
+	int rem, n = 0, ret;
+
+	nla_for_each_nested(attr, go, rem) {
+		if (nla_type(attr) != CAUSALPROF_GOHOOKS_A_HOOK)
+			continue;
+		if (n == CAUSALPROF_MAX_GO_HOOKS) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "more than 32 CAUSALPROF_GOHOOKS_A_HOOK (CAUSALPROF_MAX_GO_HOOKS)");
+			return -EINVAL;
+		}
+		ret = nla_parse_nested(tb, CAUSALPROF_GOHOOK_A_MAX, attr, gohook_policy, extack);
+		if (ret)
+			return ret;
+		if (NL_REQ_ATTR_CHECK(extack, attr, tb, CAUSALPROF_GOHOOK_A_KIND) ||
+		    NL_REQ_ATTR_CHECK(extack, attr, tb, CAUSALPROF_GOHOOK_A_OFFSET)) {
+			NL_SET_ERR_MSG(extack,
+				       "a Go hook needs CAUSALPROF_GOHOOK_A_KIND and _OFFSET");
+			return -EINVAL;
+		}
+		sites[n].kind = nla_get_u32(tb[CAUSALPROF_GOHOOK_A_KIND]);
+		sites[n].visit_ns = tb[CAUSALPROF_GOHOOK_A_VISIT_NS] ?
+				   nla_get_u32(tb[CAUSALPROF_GOHOOK_A_VISIT_NS]) : 0;
+		sites[n++].offset = nla_get_u64(tb[CAUSALPROF_GOHOOK_A_OFFSET]);
+	}
+	if (!n) {
+		NL_SET_ERR_MSG_ATTR(extack, go, "no CAUSALPROF_GOHOOKS_A_HOOK");
+		return -EINVAL;
+	}
+	return n;
+}
+
+static int go_hooks(struct sk_buff *skb, struct genl_info *info)
+{
+	struct cp_go_site sites[CAUSALPROF_MAX_GO_HOOKS];
+	struct nlattr *tb[CAUSALPROF_GOHOOKS_A_MAX + 1];
+	struct netlink_ext_ack *extack = info->extack;
+	const struct cp_owner who = sender(skb, info);
+	struct nlattr *go = info->attrs[CAUSALPROF_A_GO_HOOKS];
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, CAUSALPROF_A_GO_HOOKS)) {
+		GENL_SET_ERR_MSG(info, "CAUSALPROF_A_GO_HOOKS is missing");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(tb, CAUSALPROF_GOHOOKS_A_MAX, go, gohooks_policy, extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(extack, go, tb, CAUSALPROF_GOHOOKS_A_PATH)) {
+		NL_SET_ERR_MSG(extack, "CAUSALPROF_GOHOOKS_A_PATH is missing");
+		return -EINVAL;
+	}
+	ret = parse_go_hooks(go, sites, extack);
+	if (ret < 0)
+		return ret;
+	return cp_session_go_hooks(&who, nla_data(tb[CAUSALPROF_GOHOOKS_A_PATH]), sites, ret, extack);
+}
+
 /*
  * Every command names its policy, those without attributes too: strict
  * validation refuses every attribute of no_attr_policy as unsupported.
@@ -763,6 +842,12 @@ static const struct genl_ops genl_ops[] = {
 		.internal_flags = CP_NL_CONTROL,
 		.doit = del_progress,
 		.policy = progress_del_policy,
+		.maxattr = CAUSALPROF_A_MAX,
+	}, {
+		.cmd = CAUSALPROF_CMD_GO_HOOKS,
+		.internal_flags = CP_NL_CONTROL,
+		.doit = go_hooks,
+		.policy = go_hooks_policy,
 		.maxattr = CAUSALPROF_A_MAX,
 	},
 };

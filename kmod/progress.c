@@ -53,7 +53,7 @@
  *
  * What may be probed: a regular file, named without a symbolic link, at an
  * offset inside a segment that the ELF file's program headers mark
- * executable (elfcode.c); uprobes then refuses an instruction it cannot
+ * executable (probefile.c); uprobes then refuses an instruction it cannot
  * step (when a target maps the file). Whether the offset starts an
  * instruction the kernel cannot tell without the file's symbols: cprof
  * takes offsets from symbols and line tables, which are instruction
@@ -72,7 +72,7 @@
 #include "access.h"
 #include "causal.h"
 #include "compat.h"
-#include "elfcode.h"
+#include "probefile.h"
 #include "progress.h"
 #include "sideband.h"
 #include "targets.h"
@@ -83,9 +83,7 @@
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/ktime.h>
-#include <linux/limits.h>
 #include <linux/mutex.h>
-#include <linux/namei.h>
 #include <linux/netlink.h>
 #include <linux/path.h>
 #include <linux/rcupdate.h>
@@ -113,8 +111,7 @@ struct cp_point {
 	u32 id;
 	u32 kind;			/* enum causalprof_pp_kind */
 	char *name;			/* the path as given */
-	struct path path;		/* held while the probes are registered */
-	struct inode *inode;		/* the real inode (below an overlay) */
+	struct cp_probefile file;	/* held while the probes are registered */
 	struct cp_probe *sites;		/* nr_begin of the begin probe, then the end's */
 	unsigned int nr_begin, nr_sites;
 	struct cp_caller adder;		/* who added it, judging its targets */
@@ -163,41 +160,11 @@ static const char *const kind_names[] = {
 static int ignore(void)
 {
 	atomic64_inc(&stats.ignored);
-	if (current->mm && atomic_read(&current->mm->mm_users) <= get_nr_threads(current)) {
+	if (cp_probefile_mm_own()) {
 		atomic64_inc(&stats.removed);
 		return UPROBE_HANDLER_REMOVE;
 	}
 	return 0;
-}
-
-/*
- * Whether a target that pt's adder may change uses mm. Its processes are
- * looked at under RCU, the targets' threads until one with an address
- * space (the leader's is gone when it exited before its threads): at
- * registration, once per address space that maps the file.
- */
-static bool mm_of_target(struct cp_point *pt, struct mm_struct *mm)
-{
-	struct task_struct *p, *t;
-	bool found = false;
-
-	rcu_read_lock();
-	for_each_process(p) {
-		if (!cp_target_match(p))
-			continue;
-		for_each_thread(p, t) {
-			struct mm_struct *tmm = READ_ONCE(t->mm);
-
-			if (tmm) {
-				found = tmm == mm && cp_caller_may_attach(&pt->adder, t);
-				break;
-			}
-		}
-		if (found)
-			break;
-	}
-	rcu_read_unlock();
-	return found;
 }
 
 /*
@@ -226,7 +193,7 @@ static bool probe_filter(CP_UPROBE_FILTER_ARGS(uc, mm))
 
 	if (mm == current->mm)
 		return cp_target_match(current) && may_count_current(pt);
-	return mm_of_target(pt, mm);
+	return cp_probefile_mm_wanted(&pt->adder, mm);
 }
 
 /* A hit by a target the point's adder may no longer change: not counted. */
@@ -320,34 +287,6 @@ static int latency_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 	return 0;
 }
 
-/*
- * Whether offset may be probed in pt's file: inside it, in an executable
- * segment. Reads the file, which may take as long as its file system likes.
- */
-static int offset_check(struct cp_point *pt, u64 offset, struct netlink_ext_ack *extack)
-{
-	int ret;
-
-	if (offset >= i_size_read(pt->inode)) {
-		NL_SET_ERR_MSG(extack, "offset beyond the end of the file");
-		return -EINVAL;
-	}
-	ret = cp_elf_code_at(&pt->path, offset);
-	if (ret == -ENOEXEC) {
-		NL_SET_ERR_MSG(extack, "not an ELF file of this machine");
-		return -EINVAL;
-	}
-	if (ret == -ERANGE) {
-		NL_SET_ERR_MSG(extack, "the offset is not in an executable segment of the file");
-		return -EINVAL;
-	}
-	if (ret) {
-		NL_SET_ERR_MSG(extack, "cannot read the file's program headers");
-		return ret;
-	}
-	return 0;
-}
-
 static int probe_register(struct cp_point *pt, struct cp_probe *p,
 			  struct netlink_ext_ack *extack)
 {
@@ -356,7 +295,7 @@ static int probe_register(struct cp_point *pt, struct cp_probe *p,
 	p->pt = pt;
 	p->uc.handler = pt->kind == CAUSALPROF_PP_LATENCY ? latency_handler : throughput_handler;
 	p->uc.filter = probe_filter;
-	ret = cp_uprobe_register(&p->up, pt->inode, p->offset, &p->uc);
+	ret = cp_uprobe_register(&p->up, pt->file.inode, p->offset, &p->uc);
 	if (ret) {
 		/*
 		 * uprobes' analysis of the instruction there: none decoded
@@ -390,8 +329,7 @@ static void point_unregister(struct cp_point *pt)
 /* Once no handler of pt runs any more. */
 static void point_free(struct cp_point *pt)
 {
-	if (pt->inode)
-		path_put(&pt->path);
+	cp_probefile_put(&pt->file);
 	cp_caller_put(&pt->adder);
 	kfree(pt->sites);
 	kfree(pt->name);
@@ -426,7 +364,7 @@ static int sites_check(const struct cp_sites *s, const struct cp_sites *other,
 	return 0;
 }
 
-static int args_check(u32 kind, const char *name, const struct cp_sites *begin,
+static int args_check(u32 kind, const struct cp_sites *begin,
 		      const struct cp_sites *end, struct netlink_ext_ack *extack)
 {
 	static const struct cp_sites none;
@@ -435,14 +373,6 @@ static int args_check(u32 kind, const char *name, const struct cp_sites *begin,
 	if (kind >= ARRAY_SIZE(kind_names)) {
 		NL_SET_ERR_MSG(extack, "unknown progress point kind");
 		return -EINVAL;
-	}
-	if (name[0] != '/') {
-		NL_SET_ERR_MSG(extack, "the path must be absolute");
-		return -EINVAL;
-	}
-	if (strnlen(name, PATH_MAX) == PATH_MAX) {
-		NL_SET_ERR_MSG(extack, "path too long");
-		return -ENAMETOOLONG;
 	}
 	if (!begin->nr) {
 		NL_SET_ERR_MSG(extack, "a progress point needs an offset");
@@ -475,7 +405,7 @@ struct cp_point *cp_progress_open(const struct cp_owner *who, u32 id, u32 kind,
 	unsigned int i;
 	int ret;
 
-	ret = args_check(kind, name, begin, end, extack);
+	ret = args_check(kind, begin, end, extack);
 	if (ret)
 		return ERR_PTR(ret);
 	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
@@ -498,32 +428,11 @@ struct cp_point *cp_progress_open(const struct cp_owner *who, u32 id, u32 kind,
 		pt->sites[i].offset = i < begin->nr ? begin->off[i] : end->off[i - begin->nr];
 	}
 
-	/* The file named, not where a link somebody may change points. */
-	ret = kern_path(name, LOOKUP_FOLLOW | LOOKUP_NO_SYMLINKS, &pt->path);
-	if (ret == -ELOOP) {
-		NL_SET_ERR_MSG(extack, "a symbolic link in the path: give the file's real path");
-		ret = -EINVAL;
+	ret = cp_probefile_open(&pt->file, name, &pt->adder, extack);
+	if (ret)
 		goto err_free;
-	}
-	if (ret) {
-		NL_SET_ERR_MSG(extack, "cannot look the file up");
-		goto err_free;
-	}
-	pt->inode = d_real_inode(pt->path.dentry);
-	if (!S_ISREG(pt->inode->i_mode)) {
-		NL_SET_ERR_MSG(extack, "not a regular file");
-		ret = -EINVAL;
-		goto err_free;
-	}
-	/* Read as the caller may: what the checks below say tells the contents. */
-	ret = cp_caller_may_read(&pt->adder, &pt->path);
-	if (ret) {
-		NL_SET_ERR_MSG(extack, "no permission to read the file");
-		goto err_free;
-	}
-
 	for (i = 0; i < pt->nr_sites; i++) {
-		ret = offset_check(pt, pt->sites[i].offset, extack);
+		ret = cp_probefile_check(&pt->file, pt->sites[i].offset, extack);
 		if (ret)
 			goto err_free;
 	}

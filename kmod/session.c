@@ -7,6 +7,7 @@
 #include "access.h"
 #include "causal.h"
 #include "events.h"
+#include "gohooks.h"
 #include "golabels.h"
 #include "hooks.h"
 #include "progress.h"
@@ -326,6 +327,7 @@ static void stop_locked(void)
 	experiment_stop_locked(CAUSALPROF_EXP_F_SESSION_END);
 	/* Before the target set goes: the uprobe handlers read it. */
 	cp_progress_clear();
+	cp_gohooks_clear();
 	sess.state = CAUSALPROF_STATE_STOPPING;
 	spin_lock(&sess.owner_lock);
 	sess.cfg.owner = (struct cp_owner){};
@@ -583,7 +585,53 @@ int cp_session_experiment_show(struct seq_file *m, bool privileged, struct pid_n
  * before it (no file is read for a caller without it) and again after, in
  * the same session. The module stays loaded meanwhile: rmmod is refused
  * while an add is under way.
+ *
+ * change_begin() is the first hold: whether who may change the targets,
+ * the session's id in *session, and a module reference, dropped by
+ * change_end() (after change_again(), the second hold, which it releases)
+ * or by a module_put() where the file could not be opened.
  */
+static int change_begin(const struct cp_owner *who, u64 *session, struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	mutex_lock(&sess.lock);
+	ret = may_change(who, extack);
+	*session = sess.id;
+	mutex_unlock(&sess.lock);
+	if (ret)
+		return ret;
+	if (!try_module_get(THIS_MODULE)) {
+		NL_SET_ERR_MSG(extack, "the module is being unloaded");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/* The second hold, kept: whether who may still, in the same session. */
+static int change_again(const struct cp_owner *who, u64 session, struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	mutex_lock(&sess.lock);
+	ret = may_change(who, extack);
+	if (!ret && sess.id != session) {
+		NL_SET_ERR_MSG(extack, "the session ended meanwhile");
+		ret = -ENOENT;
+	}
+	return ret;
+}
+
+/*
+ * rmmod may go on now, but its unregistering of the netlink family and of
+ * the /proc files waits for this request to return.
+ */
+static void change_end(void)
+{
+	mutex_unlock(&sess.lock);
+	module_put(THIS_MODULE);
+}
+
 int cp_session_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
 			    const struct cp_sites *begin, const struct cp_sites *end,
 			    u32 visit_ns, u32 end_visit_ns, struct netlink_ext_ack *extack)
@@ -592,41 +640,47 @@ int cp_session_progress_add(const struct cp_owner *who, u32 id, u32 kind, const 
 	u64 session;
 	int ret;
 
-	mutex_lock(&sess.lock);
-	ret = may_change(who, extack);
-	session = sess.id;
-	mutex_unlock(&sess.lock);
+	ret = change_begin(who, &session, extack);
 	if (ret)
 		return ret;
-
-	if (!try_module_get(THIS_MODULE)) {
-		NL_SET_ERR_MSG(extack, "the module is being unloaded");
-		return -ENODEV;
-	}
 	pt = cp_progress_open(who, id, kind, path, begin, end, extack);
 	if (IS_ERR(pt)) {
-		ret = PTR_ERR(pt);
-		goto out_put;
+		module_put(THIS_MODULE);
+		return PTR_ERR(pt);
 	}
 	cp_progress_set_visit(pt, visit_ns, end_visit_ns);
-
-	mutex_lock(&sess.lock);
-	ret = may_change(who, extack);
-	if (!ret && sess.id != session) {
-		NL_SET_ERR_MSG(extack, "the session ended meanwhile");
-		ret = -ENOENT;
-	}
+	ret = change_again(who, session, extack);
 	if (!ret)
 		ret = cp_progress_add(pt, extack);
 	else
 		cp_progress_put(pt);
-	mutex_unlock(&sess.lock);
-out_put:
-	/*
-	 * rmmod may go on now, but its unregistering of the netlink family
-	 * and of the /proc files waits for this request to return.
-	 */
-	module_put(THIS_MODULE);
+	change_end();
+	return ret;
+}
+
+/* As a progress point's add: the file is read between two holds of the lock. */
+int cp_session_go_hooks(const struct cp_owner *who, const char *path,
+			const struct cp_go_site *sites, unsigned int nr,
+			struct netlink_ext_ack *extack)
+{
+	struct cp_gohooks *gh;
+	u64 session;
+	int ret;
+
+	ret = change_begin(who, &session, extack);
+	if (ret)
+		return ret;
+	gh = cp_gohooks_open(who, path, sites, nr, extack);
+	if (IS_ERR(gh)) {
+		module_put(THIS_MODULE);
+		return PTR_ERR(gh);
+	}
+	ret = change_again(who, session, extack);
+	if (!ret)
+		ret = cp_gohooks_add(gh, extack);
+	else
+		cp_gohooks_put(gh);
+	change_end();
 	return ret;
 }
 

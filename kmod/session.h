@@ -17,6 +17,7 @@ struct pid_namespace;
 struct seq_file;
 struct cp_range;
 struct cp_sites;
+struct cp_go_site;
 
 /* A copy of the session's state, pids in the caller's pid namespace. */
 struct cp_status {
@@ -42,6 +43,9 @@ int cp_session_experiment_show(struct seq_file *m, bool privileged, struct pid_n
 int cp_session_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
 			    const struct cp_sites *begin, const struct cp_sites *end,
 			    u32 visit_ns, u32 end_visit_ns, struct netlink_ext_ack *extack);
+int cp_session_go_hooks(const struct cp_owner *who, const char *path,
+			const struct cp_go_site *sites, unsigned int nr,
+			struct netlink_ext_ack *extack);
 int cp_session_progress_del(const struct cp_owner *who, u32 id,
 			    struct netlink_ext_ack *extack);
 const char *cp_state_name(enum causalprof_state state);

@@ -1,14 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Sourced by the causal profiling shell tests (causal_record_test.sh,
-# causal_truth_test.sh), after tap.sh: where the ground truths' lines are,
-# and a recording with its causal report.
-
-# The line number of the first line of FILE that has MARKER.
-line_of()
-{
-	grep -n -F -- "$2" "$1" | head -n 1 | cut -d: -f1
-}
+# causal_truth_test.sh, go_truth_test.sh), after tap.sh: a recording with
+# its causal report, and the truths' and the report's numbers.
 
 # record NAME ARGS...: cprof record --causal ARGS into $tmp/NAME.data, its
 # report --causal into $tmp/NAME.txt; fails on a non-zero exit of either,
@@ -32,4 +26,43 @@ record()
 		return 1
 	fi
 	return 0
+}
+
+# rate BIN ARGS...: the events (rounds) per second of an unprofiled run.
+rate()
+{
+	"$@" | sed -n 's/.* rate \([0-9.]*\)$/\1/p'
+}
+
+# truth BASE_RATE RATE: program speedup in time per event, percent.
+truth()
+{
+	awk -v b="$1" -v k="$2" 'BEGIN { if (b > 0 && k > 0) printf "%.1f", 100 * (1 - b / k); else print "none" }'
+}
+
+# predicted NAME FILE:LINE AT: the report's program speedup at AT % of
+# that line (its rows within 5 points, weighted by experiments), or none.
+predicted()
+{
+	awk -v want="$2" -v at="$3" '
+		/^ +[-+][0-9.]+ %  / { on = index($0, want " ") > 0; next }
+		on && /^ +[0-9]+ %/ {
+			v = $3; sub(/^\+/, "", v)
+			if ($1 >= at - 5 && $1 <= at + 5) { s += v * $NF; n += $NF }
+		}
+		END { if (n) printf "%.1f\n", s / n; else print "none" }' "$tmp/$1.txt"
+}
+
+# close_to NAME FILE:LINE AT TRUTH: the prediction at AT % is within tol
+# points of TRUTH.
+close_to()
+{
+	p=$(predicted "$1" "$2" "$3")
+	say "$1: $2 at $3 %: predicted $p %, truth $4 %"
+	if ! awk -v p="$p" -v t="$4" -v tol="$tol" \
+			'BEGIN { exit !(p != "none" && t != "none" && p - t <= tol && t - p <= tol) }'; then
+		say "more than $tol points off; the report:"
+		show "$tmp/$1.txt"
+		return 1
+	fi
 }

@@ -38,45 +38,6 @@ run_s=${CAUSAL_RUN_S:-60}
 truth_s=${CAUSAL_TRUTH_S:-15}
 RECORD_TIMEOUT=$((run_s * 4))
 
-# rate BIN ARGS...: the events (rounds) per second of an unprofiled run.
-rate()
-{
-	"$@" | sed -n 's/.* rate \([0-9.]*\)$/\1/p'
-}
-
-# truth BASE_RATE RATE: program speedup in time per event, percent.
-truth()
-{
-	awk -v b="$1" -v k="$2" 'BEGIN { if (b > 0 && k > 0) printf "%.1f", 100 * (1 - b / k); else print "none" }'
-}
-
-# predicted NAME FILE:LINE AT: the report's program speedup at AT % of
-# that line (its rows within 5 points, weighted by experiments), or none.
-predicted()
-{
-	awk -v want="$2" -v at="$3" '
-		/^ +[-+][0-9.]+ %  / { on = index($0, want " ") > 0; next }
-		on && /^ +[0-9]+ %/ {
-			v = $3; sub(/^\+/, "", v)
-			if ($1 >= at - 5 && $1 <= at + 5) { s += v * $NF; n += $NF }
-		}
-		END { if (n) printf "%.1f\n", s / n; else print "none" }' "$tmp/$1.txt"
-}
-
-# close_to NAME FILE:LINE AT TRUTH: the prediction at AT % is within tol
-# points of TRUTH.
-close_to()
-{
-	p=$(predicted "$1" "$2" "$3")
-	say "$2 at $3 %: predicted $p %, truth $4 %"
-	if ! awk -v p="$p" -v t="$4" -v tol="$tol" \
-			'BEGIN { exit !(p != "none" && t != "none" && p - t <= tol && t - p <= tol) }'; then
-		say "more than $tol points off; the report:"
-		show "$tmp/$1.txt"
-		return 1
-	fi
-}
-
 # truths NAME BIN ARGS MKNOB OKNOB: base (events per second of BIN ARGS),
 # t20 and t40 (the program speedup with MKNOB 20 and 40) and o40 (with
 # OKNOB 40), measured once per NAME ($tmp/NAME.truth).

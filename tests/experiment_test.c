@@ -1253,6 +1253,52 @@ static int progress_u64(uint32_t id, const char *key, uint64_t *val)
  * function's returns): a hit at any site is a hit of the point, every site
  * has its breakpoint until the point goes; what a bad list of sites gets.
  */
+/*
+ * CAUSALPROF_CMD_GO_HOOKS's checks, on the progress program's code (the
+ * module does not tell a Go program: cprof does): only the owner; every
+ * kind, known, at distinct offsets in the file's code; the nest required.
+ */
+TEST_F(exp, go_hook_requests)
+{
+	uint32_t kinds[] = { CAUSALPROF_GO_READY, CAUSALPROF_GO_EXECUTE, CAUSALPROF_GO_PARK,
+			     CAUSALPROF_GO_YIELD, CAUSALPROF_GO_SPAWN };
+	uint64_t offs[5];
+	struct cp_nl other;
+	struct cp_prog p;
+
+	memset(&p, 0, sizeof(p));
+	ASSERT_EQ(0, cp_prog_spawn(&p));
+	self->target = p.t;
+	offs[0] = p.off_tp;
+	offs[1] = p.off_begin;
+	offs[2] = p.off_end;
+	offs[3] = p.off_tp;
+	offs[4] = p.off_begin;
+
+	EXPECT_BAD(-ENOENT, "session", cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, 3));
+	ASSERT_EQ(0, session_start(&self->nl, p.pid));
+	ASSERT_EQ(0, cp_nl_open(&other));
+	EXPECT_EQ(-EPERM, cp_nl_go_hooks(&other, p.path, kinds, offs, NULL, 3));
+	EXPECT_NE(NULL, strstr(other.extack, "owner")) TH_LOG("extack: '%s'", other.extack);
+	cp_nl_close(&other);
+	EXPECT_BAD(-EINVAL, "CAUSALPROF_GO_YIELD", cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, 3));
+	EXPECT_BAD(-EINVAL, "same offset", cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, 5));
+	/* the path is checked before the offsets */
+	EXPECT_BAD(-EINVAL, "absolute", cp_nl_go_hooks(&self->nl, "progress", kinds,
+							(uint64_t[]){ 1, 2, 3, 4, 5 }, NULL, 5));
+	/* a trap said to cost more than CAUSALPROF_MAX_VISIT_NS */
+	EXPECT_BAD(-ERANGE, "range", cp_nl_go_hooks(&self->nl, p.path, kinds,
+						    (uint64_t[]){ 1, 2, 3, 4, 5 },
+						    (uint32_t[]){ 0, 0, CAUSALPROF_MAX_VISIT_NS + 1, 0, 0 },
+						    5));
+	kinds[4] = __CAUSALPROF_GO_HOOK_MAX;
+	EXPECT_BAD(-ERANGE, "range", cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, 5));
+	EXPECT_BAD(-EINVAL, "CAUSALPROF_A_GO_HOOKS",
+		   cp_nl_request(&self->nl, CAUSALPROF_CMD_GO_HOOKS, NULL, 0, NULL, 0));
+	EXPECT_BAD(-EINVAL, "CAUSALPROF_GOHOOKS_A_HOOK", cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, 0));
+	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
+}
+
 TEST_F(exp, progress_sites)
 {
 	char attrs[512] __attribute__((aligned(4)));

@@ -414,6 +414,9 @@ int cp_nl_progress_add_sites(struct cp_nl *nl, uint32_t id, uint32_t kind, const
 			     const uint64_t *offsets, unsigned int nr,
 			     const uint64_t *end_offsets, unsigned int nr_end);
 int cp_nl_progress_del(struct cp_nl *nl, uint32_t id);
+/* GO_HOOKS: nr hooks, kinds[i] at offsets[i] of path. */
+int cp_nl_go_hooks(struct cp_nl *nl, const char *path, const uint32_t *kinds,
+		   const uint64_t *offsets, const uint32_t *visit_ns, unsigned int nr);
 
 /* The n-th (from 0) EXPERIMENT record of the stream, or NULL. */
 const struct causalprof_experiment *cp_stream_experiment(const struct cp_stream *s,

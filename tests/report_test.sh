@@ -20,72 +20,16 @@ symtarget=$build/sym/symtarget
 symlib=$build/sym/libsymlib.so
 recsum=$build/tools/recsum
 . "$CAUSALPROF_REPO/tests/tap.sh"
+. "$CAUSALPROF_REPO/tests/toptable.sh"
 export HOME=$tmp/home GOCACHE=$tmp/home/go-cache
 mkdir -p "$HOME"
-
-# record NAME ARGS...: cprof record -e cpu-clock into $tmp/NAME.data
-record()
-{
-	name=$1
-	shift
-	timeout 120 "$CPROF" record -e cpu-clock -F 1000 -o "$tmp/$name.data" -- "$@" \
-		> "$tmp/$name.rec.out" 2> "$tmp/$name.rec.err"
-	rc=$?
-	if [ "$rc" -ne 0 ]; then
-		say "cprof record $* exited $rc; stderr:"
-		show "$tmp/$name.rec.err"
-		return 1
-	fi
-	say "$(grep 'recorded' "$tmp/$name.rec.err")"
-	return 0
-}
-
-# report NAME ARGS...: cprof report of $tmp/NAME.data into $tmp/NAME.top;
-# fails on a non-zero status or anything on stderr
-report()
-{
-	name=$1
-	shift
-	"$CPROF" report -i "$tmp/$name.data" "$@" > "$tmp/$name.top" 2> "$tmp/$name.err"
-	rc=$?
-	if [ "$rc" -ne 0 ] || [ -s "$tmp/$name.err" ]; then
-		say "cprof report $* exited $rc; stderr:"
-		show "$tmp/$name.err"
-		return 1
-	fi
-	return 0
-}
-
-# pprof_top NAME: go tool pprof -top of $tmp/NAME.pb.gz into $tmp/NAME.gotop;
-# fails on a non-zero status or anything on stderr (a warning)
-pprof_top()
-{
-	go tool pprof -top "$tmp/$1.pb.gz" > "$tmp/$1.gotop" 2> "$tmp/$1.goerr"
-	rc=$?
-	if [ "$rc" -ne 0 ] || [ -s "$tmp/$1.goerr" ]; then
-		say "go tool pprof -top exited $rc; stderr:"
-		show "$tmp/$1.goerr"
-		return 1
-	fi
-	return 0
-}
-
-# rows FILE: "flat% name" of the rows of a top table (cprof's or pprof's)
-rows()
-{
-	awk '/^ *flat  *flat%/ { on = 1; next }
-	     on && NF >= 6 && $1 !~ /^#/ {
-		name = $6; for (i = 7; i <= NF; i++) name = name " " $i
-		print $2, name
-	     }' "$1"
-}
 
 test_lru_pprof()
 {
 	command -v go > /dev/null || { reason="no go"; return 4; }
 	record lru "$lru" 4 || return 1
-	report lru --pprof "$tmp/lru.pb.gz" || return 1
-	pprof_top lru || return 1
+	report lru lru.pb.out --pprof "$tmp/lru.pb.gz" || return 1
+	go_pprof lru top || return 1
 	show "$tmp/lru.gotop"
 	top=$(rows "$tmp/lru.gotop" | head -n 1 | awk '{ print $2 }')
 	if [ "$top" != lru_evict ]; then
@@ -98,7 +42,7 @@ test_lru_pprof()
 test_top_agrees()
 {
 	[ -s "$tmp/lru.gotop" ] || { say "no pprof -top from the previous test"; return 1; }
-	report lru || return 1
+	report lru lru.top || return 1
 	rows "$tmp/lru.top" | head -n 5 > "$tmp/lru.cprof5"
 	rows "$tmp/lru.gotop" | head -n 5 > "$tmp/lru.go5"
 	if [ "$(wc -l < "$tmp/lru.cprof5")" -ne 5 ] ||
@@ -145,7 +89,7 @@ test_go_program()
 {
 	[ -x "$gobusy" ] || { reason="no $gobusy (go not installed at build time)"; return 4; }
 	record go "$gobusy" spin 3 || return 1
-	report go || return 1
+	report go go.top || return 1
 	top=$(rows "$tmp/go.top" | head -n 1 | awk '{ print $2 }')
 	if [ "$top" != main.busy ]; then
 		say "the top function is '$top', not main.busy:"
@@ -157,8 +101,8 @@ test_go_program()
 		show "$tmp/go.top"
 		return 1
 	}
-	report go --pprof "$tmp/go.pb.gz" || return 1
-	pprof_top go || return 1
+	report go go.pb.out --pprof "$tmp/go.pb.gz" || return 1
+	go_pprof go top || return 1
 	top=$(rows "$tmp/go.gotop" | head -n 1 | awk '{ print $2 }')
 	[ "$top" = main.busy ] || { say "pprof ranks '$top' first"; return 1; }
 	return 0
@@ -168,7 +112,7 @@ test_go_program()
 test_dlopen_vdso_kernel()
 {
 	record sym "$symtarget" spin "$symlib" 4 || return 1
-	report sym || return 1
+	report sym sym.top || return 1
 	status=0
 	for fn in lib_spin __vdso_clock_gettime do_syscall_64 ksys_read; do
 		grep -q " $fn\$" "$tmp/sym.top" || {
@@ -176,7 +120,7 @@ test_dlopen_vdso_kernel()
 			status=1
 		}
 	done
-	report sym --pprof "$tmp/sym.pb.gz" || return 1
+	report sym sym.pb.out --pprof "$tmp/sym.pb.gz" || return 1
 	go tool pprof -raw "$tmp/sym.pb.gz" > "$tmp/sym.raw" 2> "$tmp/sym.rawerr" || return 1
 	# mappings: "ID: START/LIMIT/OFFSET FILE [BUILDID] [FN]..."; [FN] only
 	# when every location has a function (the vDSO's inner helpers have

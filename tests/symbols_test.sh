@@ -19,28 +19,11 @@ sym=$CAUSALPROF_REPO/build/tests/sym
 stripped=$sym/stripme-stripped
 jit=$CAUSALPROF_REPO/tests/sym/jit.js
 . "$CAUSALPROF_REPO/tests/tap.sh"
+. "$CAUSALPROF_REPO/tests/toptable.sh"
 export HOME=$tmp/home GOCACHE=$tmp/home/go-cache
 mkdir -p "$HOME"
-FREQ=1000
 # Shares of one function, cprof's and perf's, may differ by this many points.
 NOISE=10
-
-# record NAME ARGS...: cprof record -e cpu-clock into $tmp/NAME.data
-record()
-{
-	name=$1
-	shift
-	timeout 200 "$CPROF" record -e cpu-clock -F $FREQ -o "$tmp/$name.data" -- "$@" \
-		> "$tmp/$name.rec.out" 2> "$tmp/$name.rec.err"
-	rc=$?
-	if [ "$rc" -ne 0 ]; then
-		say "cprof record $* exited $rc; stderr:"
-		show "$tmp/$name.rec.err"
-		return 1
-	fi
-	say "$(grep 'recorded' "$tmp/$name.rec.err")"
-	return 0
-}
 
 # perf_record NAME ARGS...: the same under perf, its table by symbol into $tmp/NAME.perf
 perf_record()
@@ -62,32 +45,6 @@ perf_record()
 	return 0
 }
 
-# report NAME OUT ARGS...: cprof report of $tmp/NAME.data into $tmp/OUT;
-# fails on a non-zero status or anything on stderr
-report()
-{
-	name=$1 out=$2
-	shift 2
-	"$CPROF" report -i "$tmp/$name.data" "$@" > "$tmp/$out" 2> "$tmp/$out.err"
-	rc=$?
-	if [ "$rc" -ne 0 ] || [ -s "$tmp/$out.err" ]; then
-		say "cprof report $* exited $rc; stderr:"
-		show "$tmp/$out.err"
-		return 1
-	fi
-	return 0
-}
-
-# rows FILE: "flat% name" of the rows of a top table (cprof's or pprof's)
-rows()
-{
-	awk '/^ *flat  *flat%/ { on = 1; next }
-	     on && NF >= 6 && $1 !~ /^#/ {
-		name = $6; for (i = 7; i <= NF; i++) name = name " " $i
-		print $2, name
-	     }' "$1"
-}
-
 # share FILE PATTERN: the flat % of the rows of a top table whose name
 # matches PATTERN (an extended regular expression)
 share()
@@ -95,25 +52,6 @@ share()
 	rows "$1" | while read -r pct name; do
 		printf '%s\n' "$name" | grep -Eq -- "$2" && echo "${pct%\%}"
 	done | awk '{ s += $1 } END { printf "%.2f", s }'
-}
-
-# share_of FILE NAME: the flat % of the row named NAME exactly
-share_of()
-{
-	rows "$1" | while read -r pct name; do
-		[ "$name" = "$2" ] && echo "${pct%\%}"
-	done | awk '{ s += $1 } END { printf "%.2f", s }'
-}
-
-# cum_of FILE NAME: the cum % of the row named NAME exactly (inlined
-# callees included: perf counts them in their caller's symbol)
-cum_of()
-{
-	awk -v name="$2" '/^ *flat  *flat%/ { on = 1; next }
-	     on && NF >= 6 && $1 !~ /^#/ {
-		n = $6; for (i = 7; i <= NF; i++) n = n " " $i
-		if (n == name) { sub("%", "", $5); print $5 }
-	     }' "$1" | awk '{ s += $1 } END { printf "%.2f", s }'
 }
 
 # perf_share FILE PATTERN: the same from perf report --stdio --sort sym

@@ -27,6 +27,13 @@ show()
 	sed 's/^/#   /' "$1"
 }
 
+# line_of FILE MARKER: the number of the first line of FILE that has MARKER
+# (a test's target marks its lines with comments)
+line_of()
+{
+	grep -n -F -- "$2" "$1" | head -n 1 | cut -d: -f1
+}
+
 # usage_error PATTERN CMD [ARG...]: CMD exits 2 (a usage error) with
 # PATTERN (grep) on its stderr; else says what it did and returns 1.
 usage_error()

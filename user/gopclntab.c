@@ -372,6 +372,52 @@ int cp_gopcln_lookup(const struct cp_gopcln *t, uint64_t pc, struct cp_go_frame 
 	return n + 1;
 }
 
+/* Whether entry @ix of the inline tree at @tree names @name. */
+static bool inlines(const struct cp_gopcln *t, uint64_t tree, uint32_t ix, const char *name)
+{
+	unsigned int size = t->fmt >= FMT_120 ? 16 : 20;
+	const uint8_t *c = at_vaddr(t, tree + (uint64_t)ix * size, size);
+	const char *inl;
+
+	if (!c)
+		return false;
+	inl = func_name(t, (int32_t)get(t, c + (t->fmt >= FMT_120 ? 4 : 12), 4));
+	return inl && !strcmp(inl, name);
+}
+
+/*
+ * Every entry of a function's inline tree is the index of some address of
+ * it or the parent of one: entries 0 to the largest index its table gives
+ * cover them (the compiler numbers a call's entry before those it inlines).
+ */
+int cp_gopcln_inlined(const struct cp_gopcln *t, const char *name, uint64_t *in)
+{
+	uint64_t i, tree;
+	struct pcv v;
+	struct func f;
+	int32_t top;
+	uint32_t ix;
+
+	if (!t->gofunc)
+		return -ENODATA;
+	for (i = 0; i < t->nfunc; i++) {
+		if (!read_func(t, i, &f) || !(tree = inline_tree(t, &f)))
+			continue;
+		top = -1;
+		pcv_init(&v, t, pcdata(t, &f, PCDATA_INLTREEINDEX), f.entry, f.end);
+		while (pcv_next(&v))
+			if (v.val > top)
+				top = v.val;
+		for (ix = 0; top >= 0 && ix <= (uint32_t)top && ix < (1U << 16); ix++) {
+			if (inlines(t, tree, ix, name)) {
+				*in = f.entry;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
 size_t cp_gopcln_count(const struct cp_gopcln *t)
 {
 	return t->nfunc;

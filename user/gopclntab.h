@@ -52,6 +52,12 @@ bool cp_gopcln_has_inline(const struct cp_gopcln *t);
 int cp_gopcln_lookup(const struct cp_gopcln *t, uint64_t pc, struct cp_go_frame *frames,
 		     int max);
 
+/*
+ * Whether function @name is inlined into another anywhere: 1 with the
+ * entry of one that inlines it in *@in, 0, or -ENODATA when the inline
+ * trees are not known.
+ */
+int cp_gopcln_inlined(const struct cp_gopcln *t, const char *name, uint64_t *in);
 /* How many functions there are, and the @i-th: its entry and name (0, -ENOENT). */
 size_t cp_gopcln_count(const struct cp_gopcln *t);
 int cp_gopcln_func(const struct cp_gopcln *t, size_t i, uint64_t *entry, const char **name);

@@ -487,6 +487,30 @@ int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char 
 	return cp_nl_progress_add_cost(nl, id, kind, path, offset, end_offset, 0, 0);
 }
 
+struct go_hooks {
+	const char *path;
+	const uint32_t *kinds;
+	const uint64_t *offsets;
+	const uint32_t *visit_ns;
+	unsigned int nr;
+};
+
+static int put_go_hooks(struct nl_msg *msg, const void *arg)
+{
+	const struct go_hooks *g = arg;
+
+	return cp_req_go_hooks(msg, g->path, g->kinds, g->offsets, g->visit_ns, g->nr);
+}
+
+int cp_nl_go_hooks(struct cp_nl *nl, const char *path, const uint32_t *kinds,
+		   const uint64_t *offsets, const uint32_t *visit_ns, unsigned int nr)
+{
+	struct request req = { .cmd = CAUSALPROF_CMD_GO_HOOKS };
+	const struct go_hooks g = { path, kinds, offsets, visit_ns, nr };
+
+	return request(nl, &req, put_go_hooks, &g);
+}
+
 int cp_nl_fd(const struct cp_nl *nl)
 {
 	return nl_socket_get_fd(nl->sock);

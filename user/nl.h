@@ -97,6 +97,13 @@ int cp_nl_progress_add_sites(struct cp_nl *nl, uint32_t id, uint32_t kind, const
 			     const uint64_t *end_offsets, unsigned int nr_end,
 			     uint32_t visit_ns, uint32_t end_visit_ns);
 
+/*
+ * GO_HOOKS: @nr hooks of the Go program @path, @kinds[i] at @offsets[i],
+ * a trap costing @visit_ns[i] (NULL: not counted).
+ */
+int cp_nl_go_hooks(struct cp_nl *nl, const char *path, const uint32_t *kinds,
+		   const uint64_t *offsets, const uint32_t *visit_ns, unsigned int nr);
+
 /* Print why cp_nl_open() failed. */
 void cp_nl_open_perror(int err);
 /* Print "cprof: <what>: <error>", with the kernel's explanation if any. */

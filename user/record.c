@@ -31,6 +31,7 @@
 #include "cprof.h"
 #include "events.h"
 #include "every.h"
+#include "gohooks.h"
 #include "ksyms.h"
 #include "experiments.h"
 #include "nl.h"
@@ -71,7 +72,7 @@ enum record_opt {
 	OPT_OUTPUT = 'o',
 	OPT_NO_CALLCHAIN = CP_OPT_LONG, OPT_NO_INHERIT, OPT_CAUSAL, OPT_PROGRESS, OPT_LATENCY,
 	OPT_SOURCE_SCOPE, OPT_BINARY_SCOPE, OPT_FIXED_LINE, OPT_FIXED_SPEEDUP,
-	OPT_END_TO_END, OPT_RUNS, OPT_EVERY, OPT_KEEP, OPT_RAW, OPT_NO_SYMBOLIZE, OPT_SYM_CACHE,
+	OPT_END_TO_END, OPT_RUNS, OPT_NO_GO, OPT_EVERY, OPT_KEEP, OPT_RAW, OPT_NO_SYMBOLIZE, OPT_SYM_CACHE,
 };
 
 static const struct cp_opt opts[] = {
@@ -145,6 +146,9 @@ static const struct cp_opt opts[] = {
 	       "run's end its progress point (no --progress needed)"),
 	CP_OPT(OPT_RUNS, "runs", "N",
 	       "with --end-to-end: N runs (default " XSTR(E2E_RUNS) ")"),
+	CP_OPT(OPT_NO_GO, "no-go", NULL,
+	       "in a Go program, follow threads only, not goroutines\n"
+	       "(no hooks in its runtime; see Documentation/go.rst)"),
 	CP_OPT_TEXT("In causal mode the event is cpu-clock (the delays are time)."),
 	CP_OPT_END
 };
@@ -159,7 +163,7 @@ static const struct cp_usage usage = {
 	"                    [--no-inherit] [--raw] -o DIR {-p PID | -a | [--] CMD [ARGS...]}\n"
 	"       cprof record --causal [--progress SPEC]... [--latency NAME=SPEC,SPEC]...\n"
 	"                    [--source-scope GLOB]... [--binary-scope GLOB]...\n"
-	"                    [--fixed-line FILE:LINE] [--fixed-speedup PCT]\n"
+	"                    [--fixed-line FILE:LINE] [--fixed-speedup PCT] [--no-go]\n"
 	"                    [-F HZ] [-o FILE] {-p PID | [--] CMD [ARGS...]}\n"
 	"       cprof record --causal --end-to-end [--runs N] [causal options]\n"
 	"                    [-F HZ] [-o FILE] [--] CMD [ARGS...]\n",
@@ -234,6 +238,8 @@ struct record {
 	struct cp_points points;
 	struct cp_visit_cost visit_cost;	/* what a uprobe point's visit costs here */
 	struct cp_xp *xp;
+	bool no_go;
+	struct cp_go_hooks go;	/* a Go program's (go.nr 0: none) */
 
 	/* --end-to-end: a child of cprof runs the command once per byte on go_fd */
 	bool e2e;
@@ -443,6 +449,9 @@ static int parse_args(struct record *r, int argc, char *argv[])
 						   optarg);
 			r->xo.fixed_speedup = val;
 			break;
+		case OPT_NO_GO:
+			r->no_go = true;
+			break;
 		case OPT_END_TO_END:
 			r->e2e = true;
 			break;
@@ -493,6 +502,8 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		return cp_usage_error(&usage, "causal options without --causal: progress points, scopes and fixed experiments go with --causal");
 	if (r->e2e && !r->causal)
 		return cp_usage_error(&usage, "--end-to-end goes with --causal");
+	if (r->no_go && !r->causal)
+		return cp_usage_error(&usage, "--no-go goes with --causal");
 	if (r->runs && !r->e2e)
 		return cp_usage_error(&usage, "--runs goes with --end-to-end");
 	if (r->e2e && !r->cmd)
@@ -574,9 +585,10 @@ static int find_command(const char *cmd, char *out)
 }
 
 /*
- * Causal mode, before anything starts: the main executable, the progress
- * points (a spec that resolves nowhere is a usage error), the experiment
- * loop. Returns 0, 1 (failure) or 2 (usage error).
+ * Causal mode, before anything starts: the main executable and, in a Go
+ * program, its runtime's hooks (a Go the hooks do not know is refused),
+ * the progress points (a spec that resolves nowhere is a usage error), the
+ * experiment loop. Returns 0, 1 (failure) or 2 (usage error).
  */
 static int setup_causal(struct record *r)
 {
@@ -596,6 +608,13 @@ static int setup_causal(struct record *r)
 		if (!realpath(link, r->exe)) {
 			fprintf(stderr, "%s: cannot find the executable of process %d: %s\n",
 				r->prog, r->pid, strerror(errno));
+			return 1;
+		}
+	}
+	if (!r->no_go) {
+		ret = cp_go_hooks_find(r->exe, &r->go, err, sizeof(err));
+		if (ret < 0) {
+			fprintf(stderr, "%s: %s\n", r->prog, err);
 			return 1;
 		}
 	}
@@ -1153,6 +1172,8 @@ static int write_meta(struct record *r, const struct timespec *real, uint64_t mo
 	}
 	if (r->causal)
 		meta_put(f, "causal_executable", r->exe);
+	if (r->go.nr)
+		meta_put(f, "go_hooks", r->go.version[0] ? r->go.version : "unknown");
 	fprintf(f, "callchain=%d\n", !!(r->flags & CAUSALPROF_F_USER_STACK));
 	fprintf(f, "inherit=%d\n", !(r->flags & CAUSALPROF_F_NO_INHERIT));
 	fprintf(f, "flags=0x%" PRIx32 "\n", r->flags);
@@ -1613,6 +1634,33 @@ static int stop(struct record *r)
 }
 
 /*
+ * A Go program's hooks, placed by the module: 0, or 1 said why not. Their
+ * traps cost what a progress point's do, by the kind of the instruction
+ * probed (measure_visits()), and count as pauses the same way.
+ */
+static int go_hooks(struct record *r)
+{
+	uint32_t kinds[CAUSALPROF_MAX_GO_HOOKS], cost[CAUSALPROF_MAX_GO_HOOKS];
+	uint64_t offs[CAUSALPROF_MAX_GO_HOOKS];
+	unsigned int i;
+	int ret;
+
+	if (!r->go.nr)
+		return 0;
+	for (i = 0; i < r->go.nr; i++) {
+		kinds[i] = r->go.sites[i].kind;
+		offs[i] = r->go.sites[i].offset;
+		cost[i] = cp_visit_cost_of(&r->visit_cost, r->exe, offs[i]);
+	}
+	ret = cp_nl_go_hooks(&r->nl, r->exe, kinds, offs, cost, r->go.nr);
+	if (ret) {
+		cp_nl_perror(&r->nl, "cannot place the Go hooks (--no-go goes without)", ret);
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Targets the module stopped changing: they changed credentials (a setuid
  * or setcap program, set*id()) and the user may no longer ptrace them.
  */
@@ -1623,7 +1671,10 @@ static void denied_summary(const struct record *r)
 
 	for (i = 0; i < r->nr_denied && i < DENIED_SHOWN; i++) {
 		d = &r->denied[i];
-		if (d->hdr.flags & CAUSALPROF_DENIED_F_POINT)
+		if (d->hdr.flags & CAUSALPROF_DENIED_F_GO)
+			fprintf(stderr, "%s: warning: process %" PRIu32 " changed credentials: its goroutines are no longer followed\n",
+				r->prog, d->pid);
+		else if (d->hdr.flags & CAUSALPROF_DENIED_F_POINT)
 			fprintf(stderr, "%s: warning: process %" PRIu32 " changed credentials: progress point %" PRIu32 " no longer counts it\n",
 				r->prog, d->pid, d->point);
 		else
@@ -1835,9 +1886,10 @@ int cmd_record(int argc, char *argv[])
 		r.next_cut = mono + r.every.interval_ns;
 	}
 	take_early(&r);
-	if (r.causal && r.points.nr_uprobes)
+	if (r.causal && (r.points.nr_uprobes || r.go.nr))
 		measure_visits(&r);
-	if (r.causal && cp_points_register(&r.points, &r.nl, &r.w, &r.visit_cost)) {
+	if (r.causal && (cp_points_register(&r.points, &r.nl, &r.w, &r.visit_cost) ||
+			 go_hooks(&r))) {
 		cp_nl_session_stop(&r.nl);
 		cp_rec_finish(&r.w);
 		goto out_reap;

@@ -154,3 +154,24 @@ int cp_req_progress_del(struct nl_msg *msg, uint32_t id)
 	nla_nest_end(msg, pp);
 	return 0;
 }
+
+int cp_req_go_hooks(struct nl_msg *msg, const char *path, const uint32_t *kinds,
+		    const uint64_t *offsets, const uint32_t *visit_ns, unsigned int nr)
+{
+	struct nlattr *go = nla_nest_start(msg, CAUSALPROF_A_GO_HOOKS), *hook;
+	unsigned int i;
+
+	if (!go || nla_put_string(msg, CAUSALPROF_GOHOOKS_A_PATH, path))
+		return -EMSGSIZE;
+	for (i = 0; i < nr; i++) {
+		hook = nla_nest_start(msg, CAUSALPROF_GOHOOKS_A_HOOK);
+		if (!hook || nla_put_u32(msg, CAUSALPROF_GOHOOK_A_KIND, kinds[i]) ||
+		    nla_put_u64(msg, CAUSALPROF_GOHOOK_A_OFFSET, offsets[i]) ||
+		    (visit_ns && visit_ns[i] &&
+		     nla_put_u32(msg, CAUSALPROF_GOHOOK_A_VISIT_NS, visit_ns[i])))
+			return -EMSGSIZE;
+		nla_nest_end(msg, hook);
+	}
+	nla_nest_end(msg, go);
+	return 0;
+}

@@ -62,5 +62,11 @@ int cp_req_progress_add_sites(struct nl_msg *msg, uint32_t id, uint32_t kind, co
 			      uint32_t visit_ns, uint32_t end_visit_ns);
 /* PROGRESS_DEL. */
 int cp_req_progress_del(struct nl_msg *msg, uint32_t id);
+/*
+ * GO_HOOKS: nr hooks, kinds[i] (enum causalprof_go_hook) at offsets[i] of
+ * path, whose traps cost visit_ns[i] (visit_ns NULL, or an entry 0: not said).
+ */
+int cp_req_go_hooks(struct nl_msg *msg, const char *path, const uint32_t *kinds,
+		    const uint64_t *offsets, const uint32_t *visit_ns, unsigned int nr);
 
 #endif /* CPROF_REQUEST_H */

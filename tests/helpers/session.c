@@ -298,6 +298,19 @@ int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char 
 	return cp_nl_progress_add_cost(nl, id, kind, path, offset, end_offset, 0, 0);
 }
 
+int cp_nl_go_hooks(struct cp_nl *nl, const char *path, const uint32_t *kinds,
+		   const uint64_t *offsets, const uint32_t *visit_ns, unsigned int nr)
+{
+	struct nl_msg *msg = new_msg();
+	int ret;
+
+	if (!msg)
+		return -ENOMEM;
+	ret = send_built(nl, CAUSALPROF_CMD_GO_HOOKS, msg,
+			 cp_req_go_hooks(msg, path, kinds, offsets, visit_ns, nr), NULL, 0);
+	return ret < 0 ? ret : 0;
+}
+
 int cp_nl_progress_del(struct cp_nl *nl, uint32_t id)
 {
 	struct nl_msg *msg = new_msg();

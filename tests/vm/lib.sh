@@ -6,7 +6,7 @@
 # The test programs that need deterministic guest time: tests/vm/check
 # (make check) runs them in a boot of their own, on one vCPU under -icount;
 # a plain run lists them only when named.
-icount_programs="causal_truth_test.sh"
+icount_programs="causal_truth_test.sh go_truth_test.sh"
 
 # The test programs that may run longer than TEST_TIMEOUT's default, as
 # NAME:SECONDS (guest seconds): symbols_test.sh runs each program under
@@ -16,9 +16,12 @@ long_programs="symbols_test.sh:600 load_test:600"
 # program_timeout NAME SECONDS
 #
 # Prints the seconds test program NAME may run: SECONDS (TEST_TIMEOUT),
-# or NAME's entry in $long_programs when that is longer.
+# or NAME's entry in $long_programs when that is longer. A subshell with
+# its own IFS: guest-check calls it with IFS a newline, which left the
+# list one word (and every entry ignored, "Illegal number" printed).
 program_timeout()
-{
+(
+	IFS=' '
 	pt=$2
 	for pt_e in $long_programs; do
 		if [ "${pt_e%%:*}" = "$1" ] && [ "${pt_e#*:}" -gt "$pt" ]; then
@@ -26,7 +29,7 @@ program_timeout()
 		fi
 	done
 	echo "$pt"
-}
+)
 
 # list_programs REPO [NAMES]
 #

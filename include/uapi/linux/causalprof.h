@@ -225,6 +225,43 @@
  *       CAUSALPROF_PP_A_ID: NLA_U32, required
  *   -ENOENT for an unknown id.
  *
+ * CAUSALPROF_CMD_GO_HOOKS (control, owner only)
+ *   Follows the goroutines of a Go program (Go 1.17 or later, amd64: the
+ *   register ABI) as causal inheritance follows kernel wake-ups
+ *   (Documentation/go.rst): uprobes on the runtime's own functions, placed,
+ *   checked and judged as a progress point's are (a target's memory only,
+ *   by the caller's right to ptrace-attach it), tell the module when a
+ *   goroutine stops running, is made runnable, is created and starts
+ *   running; during experiments the goroutine carries the delay its
+ *   thread owed to the thread that runs it next. The hooks belong to the
+ *   session (one set, of one file): they go when it stops.
+ *     CAUSALPROF_A_GO_HOOKS: NLA_NESTED, required
+ *       CAUSALPROF_GOHOOKS_A_PATH: NLA_NUL_STRING, required, absolute path of
+ *                             the Go executable (as for a progress point)
+ *       CAUSALPROF_GOHOOKS_A_HOOK: NLA_NESTED, 1 to CAUSALPROF_MAX_GO_HOOKS of
+ *                             them, one uprobe each
+ *         CAUSALPROF_GOHOOK_A_KIND: NLA_U32, required, enum
+ *                                   causalprof_go_hook (above its last:
+ *                                   -ERANGE, the policy's "integer out
+ *                                   of range")
+ *         CAUSALPROF_GOHOOK_A_OFFSET: NLA_U64, required, file offset of an
+ *                                     instruction where RAX holds the
+ *                                     goroutine (its g) the kind says,
+ *                                     inside an executable segment
+ *         CAUSALPROF_GOHOOK_A_VISIT_NS: NLA_U32, optional, at most
+ *                                       CAUSALPROF_MAX_VISIT_NS: what the
+ *                                       hook's trap costs the thread that
+ *                                       takes it, counted as a pause during
+ *                                       experiments, as a progress point's
+ *                                       visit is (CAUSALPROF_PP_A_VISIT_NS);
+ *                                       0 or absent: not counted
+ *     Every kind at least once, no offset twice: else -EINVAL ("no
+ *     CAUSALPROF_GO_READY hook", ...). -EEXIST when the session has its Go
+ *     hooks already; -ENOENT, -EACCES, -EINVAL for the file as for a
+ *     progress point. The module keeps the state of up to its go_slots
+ *     goroutines (module parameter, default 65536; the debugfs counter
+ *     go/table_full counts the events of those that found no room).
+ *
  * Text control: /proc/causalprof/control accepts one command per write,
  * e.g. "start pid=123 event=cpu-clock freq=1000" or "stop", with the same
  * checks; see Documentation/causalprof.rst. Its sessions have no owner:
@@ -243,6 +280,7 @@
 #define CAUSALPROF_MAX_STACK		127
 #define CAUSALPROF_MAX_RANGES		16	/* per experiment */
 #define CAUSALPROF_MAX_SITES		64	/* per probe of a progress point */
+#define CAUSALPROF_MAX_GO_HOOKS		32	/* per session (CAUSALPROF_CMD_GO_HOOKS) */
 
 enum causalprof_cmd {
 	CAUSALPROF_CMD_UNSPEC,
@@ -254,6 +292,7 @@ enum causalprof_cmd {
 	CAUSALPROF_CMD_EXPERIMENT_STOP,
 	CAUSALPROF_CMD_PROGRESS_ADD,
 	CAUSALPROF_CMD_PROGRESS_DEL,
+	CAUSALPROF_CMD_GO_HOOKS,
 	__CAUSALPROF_CMD_MAX
 };
 #define CAUSALPROF_CMD_MAX (__CAUSALPROF_CMD_MAX - 1)
@@ -300,6 +339,7 @@ enum causalprof_attr {
 	CAUSALPROF_A_OWNER,
 	CAUSALPROF_A_AGG_ENTRIES,
 	CAUSALPROF_A_GO_LABELS,
+	CAUSALPROF_A_GO_HOOKS,
 	__CAUSALPROF_A_LAST
 };
 #define CAUSALPROF_A_MAX (__CAUSALPROF_A_LAST - 1)
@@ -430,6 +470,45 @@ enum causalprof_sites_attr {
 	__CAUSALPROF_SITES_A_LAST
 };
 #define CAUSALPROF_SITES_A_MAX (__CAUSALPROF_SITES_A_LAST - 1)
+
+/* Inside CAUSALPROF_A_GO_HOOKS */
+enum causalprof_gohooks_attr {
+	CAUSALPROF_GOHOOKS_A_UNSPEC,
+	CAUSALPROF_GOHOOKS_A_PAD,
+	CAUSALPROF_GOHOOKS_A_PATH,
+	CAUSALPROF_GOHOOKS_A_HOOK,
+	__CAUSALPROF_GOHOOKS_A_LAST
+};
+#define CAUSALPROF_GOHOOKS_A_MAX (__CAUSALPROF_GOHOOKS_A_LAST - 1)
+
+/* Inside CAUSALPROF_GOHOOKS_A_HOOK */
+enum causalprof_gohook_attr {
+	CAUSALPROF_GOHOOK_A_UNSPEC,
+	CAUSALPROF_GOHOOK_A_PAD,
+	CAUSALPROF_GOHOOK_A_KIND,
+	CAUSALPROF_GOHOOK_A_OFFSET,
+	CAUSALPROF_GOHOOK_A_VISIT_NS,
+	__CAUSALPROF_GOHOOK_A_LAST
+};
+#define CAUSALPROF_GOHOOK_A_MAX (__CAUSALPROF_GOHOOK_A_LAST - 1)
+
+/*
+ * What a Go hook's uprobe marks; at each, RAX holds the goroutine (cprof
+ * probes the functions named after their stack check, where the register
+ * ABI's first argument is still in RAX, and newproc1's exits, where its
+ * result is).
+ */
+enum causalprof_go_hook {
+	CAUSALPROF_GO_READY,	/* made runnable by current (runtime.ready) */
+	CAUSALPROF_GO_EXECUTE,	/* current starts running it (runtime.execute) */
+	CAUSALPROF_GO_PARK,	/* current stops running it, to wait (runtime.park_m) */
+	CAUSALPROF_GO_YIELD,	/* current stops running it, runnable (runtime.goschedImpl,
+				 * goyield_m, exitsyscall0)
+				 */
+	CAUSALPROF_GO_SPAWN,	/* created by current (runtime.newproc1's exits) */
+	__CAUSALPROF_GO_HOOK_MAX
+};
+#define CAUSALPROF_GO_HOOK_MAX (__CAUSALPROF_GO_HOOK_MAX - 1)
 
 /* The most a visit of a probe may be said to cost (CAUSALPROF_PP_A_VISIT_NS), ns */
 #define CAUSALPROF_MAX_VISIT_NS	10000000
@@ -784,9 +863,13 @@ struct causalprof_experiment {
  * thread tid that mapped the probed file or hit the breakpoint. With
  * CAUSALPROF_DENIED_F_DELAYS (point 0), thread tid is not delayed any more
  * in the running experiment; sent once for each thread and experiment.
+ * With CAUSALPROF_DENIED_F_GO (point 0), the session's Go hooks stop
+ * following the process's goroutines and leave its memory as a point's
+ * breakpoints do; sent as a point's is.
  */
 #define CAUSALPROF_DENIED_F_POINT	(1U << 0)
 #define CAUSALPROF_DENIED_F_DELAYS	(1U << 1)
+#define CAUSALPROF_DENIED_F_GO		(1U << 2)
 
 struct causalprof_denied {
 	struct causalprof_record_hdr hdr;

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Go runtime hooks: uprobes on a Go program's scheduler that carry the
+ * causal state from goroutine to thread (see gohooks.c).
+ */
+
+#ifndef _CAUSALPROF_GOHOOKS_H
+#define _CAUSALPROF_GOHOOKS_H
+
+#include <linux/types.h>
+
+struct cp_gohooks;
+struct cp_owner;
+struct dentry;
+struct netlink_ext_ack;
+
+/* One uprobe: enum causalprof_go_hook, and the file offset. */
+struct cp_go_site {
+	u32 kind;
+	u32 visit_ns;			/* what its trap costs (0: not counted) */
+	u64 offset;
+};
+
+/*
+ * Like a progress point's: open looks the file up and checks the sites
+ * (no lock held: it may wait on the file system), add registers the hooks
+ * as the session's (under the session lock; -EEXIST when it has them),
+ * put drops hooks add did not take, clear removes the session's (before
+ * its target set goes). Errors of open as cp_progress_open()'s, and
+ * -EINVAL for a kind missing, unknown, or an offset twice.
+ */
+struct cp_gohooks *cp_gohooks_open(const struct cp_owner *who, const char *path,
+				   const struct cp_go_site *sites, unsigned int nr,
+				   struct netlink_ext_ack *extack);
+int cp_gohooks_add(struct cp_gohooks *gh, struct netlink_ext_ack *extack);
+void cp_gohooks_put(struct cp_gohooks *gh);
+void cp_gohooks_clear(void);
+void cp_gohooks_debugfs(struct dentry *parent);
+
+#endif /* _CAUSALPROF_GOHOOKS_H */

@@ -1,0 +1,119 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The accuracy of cprof record --causal on Go programs, with the Go hooks
+# and without (--no-go), against ground truth measured in the same boot,
+# as causal_truth_test.sh does for C (its method and its reasons to run on
+# one vCPU under -icount only): tests/targets/gt_chan.go, a producer and a
+# consumer goroutine over a buffered channel, and gt_mutex.go, four
+# goroutines contending for a sync.Mutex, built by Debian's go (1.19).
+# On one CPU the goroutines take turns on the one P: the channel's item is
+# produce() + consume() (2 + 1.2 units), the lock's event crit() + other()
+# (2 + 0.5 units).
+#
+# Checked: the channel's produce() at 20 and 40 % and consume() at 40 %
+# (--fixed-line), with the hooks and with --no-go, each within tol points
+# of its truth. GO_TRUTH_ALL=1 measures every cell of the table
+# (Documentation/go.rst): both programs, the function that matters at 20,
+# 40 and 60 % and the other at 40 %, both ways, and prints them without
+# checking. Prints TAP like the kselftest harness.
+
+set -u
+
+: "${CPROF:?CPROF is not set: run under tests/vm/run}"
+: "${CAUSALPROF_REPO:?CAUSALPROF_REPO is not set: run under tests/vm/run}"
+
+targets=$CAUSALPROF_REPO/build/tests/targets
+. "$CAUSALPROF_REPO/tests/tap.sh"
+. "$CAUSALPROF_REPO/tests/causal.sh"
+
+# Points a prediction may be off: the checked cells were within 2.9 of
+# the truth both ways, two rounds (2026-11-27, Documentation/go.rst); with a thread
+# that runs a goroutine owing the delay inserted while it was runnable,
+# produce() read 16 and 59 points low at 20 and 40 %.
+tol=${CAUSAL_TOL:-8}
+run_s=${CAUSAL_RUN_S:-45}
+truth_s=${CAUSAL_TRUTH_S:-15}
+all=${GO_TRUTH_ALL:-0}
+RECORD_TIMEOUT=$((run_s * 4))
+
+# cell NAME FILE:LINE AT TRUTH CHECK: close_to with CHECK 1; else only
+# the prediction against the truth, printed.
+cell()
+{
+	if [ "$5" = 1 ]; then
+		close_to "$1" "$2" "$3" "$4"
+		return
+	fi
+	say "$1: $2 at $3 %: predicted $(predicted "$1" "$2" "$3") %, truth $4 %"
+}
+
+# program NAME BIN SRC MAIN MKNOB OTHER OKNOB: the truths, then a
+# --fixed-line recording of each line with the hooks and with --no-go.
+program()
+{
+	tn=$1 bin=$2 src=$3 main=$4 mknob=$5 other=$6 oknob=$7
+	lmain=${src##*/}:$(line_of "$src" "/* $main line */")
+	lother=${src##*/}:$(line_of "$src" "/* $other line */")
+	if [ ! -x "$bin" ]; then
+		reason="no $bin (no go at build time)"
+		return 4
+	fi
+	base=$(rate "$bin" -d "$truth_s")
+	t20=$(truth "$base" "$(rate "$bin" -d "$truth_s" "$mknob" 20)")
+	t40=$(truth "$base" "$(rate "$bin" -d "$truth_s" "$mknob" 40)")
+	t60=none
+	[ "$all" = 1 ] && t60=$(truth "$base" "$(rate "$bin" -d "$truth_s" "$mknob" 60)")
+	o40=$(truth "$base" "$(rate "$bin" -d "$truth_s" "$oknob" 40)")
+	say "$tn: $base events/s; truth: $main() 20 % $t20 %, 40 % $t40 %, 60 % $t60 %, $other() 40 % $o40 %"
+	ret=0
+	for mode in go nogo; do
+		flag=
+		[ $mode = nogo ] && flag=--no-go
+		# shellcheck disable=SC2086
+		record "${tn}_${mode}_m" $flag --progress main.progress --fixed-line "$lmain" \
+			-- "$bin" -d "$run_s" || return 1
+		cell "${tn}_${mode}_m" "$lmain" 20 "$t20" "$check" || ret=1
+		cell "${tn}_${mode}_m" "$lmain" 40 "$t40" "$check" || ret=1
+		[ "$all" = 1 ] && cell "${tn}_${mode}_m" "$lmain" 60 "$t60" 0
+		# shellcheck disable=SC2086
+		record "${tn}_${mode}_o" $flag --progress main.progress --fixed-line "$lother" \
+			-- "$bin" -d "$run_s" || return 1
+		cell "${tn}_${mode}_o" "$lother" 40 "$o40" "$check" || ret=1
+	done
+	return $ret
+}
+
+deterministic()
+{
+	if [ "$(nproc)" -ne 1 ] || [ -z "${CAUSALPROF_ICOUNT:-}" ]; then
+		reason="needs one vCPU under -icount (tests/vm/check runs it so)"
+		return 1
+	fi
+}
+
+t_chan()
+{
+	deterministic || return 4
+	check=1
+	program chan "$targets/gt_chan-go" "$CAUSALPROF_REPO/tests/targets/gt_chan.go" \
+		produce -p consume -c
+}
+
+t_mutex()
+{
+	deterministic || return 4
+	if [ "$all" != 1 ]; then
+		reason="GO_TRUTH_ALL=1 measures it"
+		return 4
+	fi
+	check=0
+	program mutex "$targets/gt_mutex-go" "$CAUSALPROF_REPO/tests/targets/gt_mutex.go" \
+		crit -s other -o
+}
+
+echo "TAP version 13"
+echo "1..2"
+run_test "Go channel, --fixed-line produce() and consume(), hooks and --no-go: within $tol points" t_chan
+run_test "Go sync.Mutex, crit() and other(), hooks and --no-go: measured" t_mutex
+totals
