@@ -26,6 +26,8 @@
 #define MAX_INTERVAL_NS		86400000000000ULL	/* a day */
 /* "cprof-" "20261126T012000" ".123" "Z" ".pb.gz" */
 #define NAME_MAX_LEN		48
+/* and its temporary name, "." NAME ".tmp" */
+_Static_assert(NAME_MAX_LEN + 6 <= CP_EVERY_NAME_MAX, "CP_EVERY_NAME_MAX");
 
 int cp_every_parse_interval(const char *s, uint64_t *ns)
 {
@@ -356,8 +358,8 @@ int cp_every_write(struct cp_every *e, const struct cp_every_interval *iv,
 	snprintf(path, sizeof(path), "%s/%s", e->dir, name);
 	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", e->dir, name);
 
-	if (cp_rec_open(&rd, iv->path)) {
-		fprintf(stderr, "%s: %s: %s\n", e->prog, iv->path, rd.err);
+	if (cp_rec_open_mem(&rd, iv->data, iv->len)) {
+		fprintf(stderr, "%s: interval %u: %s\n", e->prog, iv->index, rd.err);
 		ret = 1;
 	} else {
 		ret = cp_report(&o, &rd);

@@ -64,6 +64,8 @@
  * every interval carries; stacks beyond it are sent again when counted.
  */
 #define EVERY_AGG_ENTRIES	128
+/* --every: room for the first interval's recording to start with, bytes */
+#define EVERY_FIRST_LEN		(256 << 10)
 #define STR(x)			#x
 #define XSTR(x)			STR(x)
 
@@ -219,7 +221,7 @@ struct record {
 	uint64_t sym_cache;	/* bytes */
 	struct cp_reporter *reporter;
 	struct cp_reporter_stats rst;
-	char scratch[PATH_MAX];	/* the interval's recording */
+	size_t interval_len;	/* the last interval's recording, bytes */
 	int64_t real0;		/* the session's start: real time, ns since the epoch */
 	uint64_t mono0;		/* and on the monotonic clock */
 	uint64_t cut_mono, next_cut;
@@ -1265,7 +1267,7 @@ static int every_dir(struct record *r)
 			r->output, errno ? ": " : "", errno ? strerror(errno) : "");
 		return -1;
 	}
-	if (strlen(r->output) + sizeof(CP_EVERY_SCRATCH) + 16 >= sizeof(r->scratch)) {
+	if (strlen(r->output) + 1 + CP_EVERY_NAME_MAX > PATH_MAX) {
 		fprintf(stderr, "%s: the directory name is too long: %s\n", r->prog, r->output);
 		return -1;
 	}
@@ -1290,8 +1292,10 @@ static int64_t real_of(const struct record *r, uint64_t mono)
 }
 
 /*
- * --every: the scratch recording of the interval that started at the last
- * cut (its records wait in the socket while the previous one is finished).
+ * --every: the recording of the interval that started at the last cut (its
+ * records wait in the socket while the previous one is finished), in
+ * memory: the reporting thread reads it from there. Room for as much as
+ * the interval before had, so that it seldom grows.
  */
 static int every_begin(struct record *r)
 {
@@ -1299,11 +1303,9 @@ static int every_begin(struct record *r)
 	int64_t ns = real_of(r, r->cut_mono);
 	int err;
 
-	snprintf(r->scratch, sizeof(r->scratch), "%s/" CP_EVERY_SCRATCH, r->output,
-		 r->every.index);
 	real.tv_sec = ns / 1000000000;
 	real.tv_nsec = ns % 1000000000;
-	err = cp_rec_create(&r->w, r->scratch);
+	err = cp_rec_create_mem(&r->w, r->interval_len + r->interval_len / 4);
 	if (!err)
 		err = write_meta(r, &real, r->cut_mono);
 	if (!err) {
@@ -1311,7 +1313,8 @@ static int every_begin(struct record *r)
 		err = cp_every_put_carry(&r->every, &r->w);
 	}
 	if (err) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", r->prog, r->scratch, strerror(-err));
+		fprintf(stderr, "%s: cannot record interval %u: %s\n", r->prog, r->every.index,
+			strerror(-err));
 		r->w.err = err;	/* what comes until the end goes nowhere */
 	}
 	return err;
@@ -1332,8 +1335,8 @@ static void forget_jits(struct record *r)
  * --every: the interval ends now; its recording goes to the reporting
  * thread, and unless @last the next one begins at once: the cuts never
  * wait for a report. An interval whose recording cannot be finished is
- * counted and skipped; only a scratch file that cannot be made again ends
- * the session.
+ * counted and skipped; only a recording that cannot be begun ends the
+ * session.
  */
 static int every_cut(struct record *r, bool last)
 {
@@ -1342,21 +1345,19 @@ static int every_cut(struct record *r, bool last)
 	int err;
 
 	r->cut_mono = now;
-	if (!r->w.f) {
-		/* Its scratch file could not be made: already said. */
+	if (!cp_rec_writing(&r->w)) {
+		/* Its recording could not be begun: already said. */
 		r->failed_intervals++;
 	} else {
 		write_perfmaps(r);
 		forget_jits(r);
-		err = cp_rec_finish(&r->w);
-		iv.path = strdup(r->scratch);
-		if (err || !iv.path) {
-			fprintf(stderr, "%s: cannot write %s: %s\n", r->prog, r->scratch,
-				strerror(err ? -err : ENOMEM));
+		err = cp_rec_finish_mem(&r->w, &iv.data, &iv.len);
+		if (err) {
+			fprintf(stderr, "%s: cannot record interval %u: %s\n", r->prog, iv.index,
+				strerror(-err));
 			r->failed_intervals++;
-			unlink(r->scratch);
-			free(iv.path);
 		} else {
+			r->interval_len = iv.len;
 			iv.start_ns = real_of(r, begun);
 			iv.duration_ns = now - begun;
 			iv.name_ns = real_of(r, r->mono0 + (begun - r->mono0) /
@@ -1809,7 +1810,6 @@ int cmd_record(int argc, char *argv[])
 {
 	struct record r = { .prog = argv[0], .go_fd = -1, .pidfd = -1, .done_fd = -1 };
 	struct timespec real;
-	const char *file;
 	sigset_t saved;
 	uint64_t mono;
 	bool no_xp = false;
@@ -1865,18 +1865,18 @@ int cmd_record(int argc, char *argv[])
 	mono = r.t_start = now_ns();
 	r.real0 = real.tv_sec * 1000000000LL + real.tv_nsec;
 	r.mono0 = mono;
-	if (r.every_on)
-		snprintf(r.scratch, sizeof(r.scratch), "%s/" CP_EVERY_SCRATCH, r.output, 0);
-
-	file = r.every_on ? r.scratch : r.output;
-	err = cp_rec_create(&r.w, file);
+	err = r.every_on ? cp_rec_create_mem(&r.w, EVERY_FIRST_LEN) : cp_rec_create(&r.w, r.output);
 	if (!err)
 		err = write_meta(&r, &real, mono);
 	if (err || r.early_err) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", r.prog, file,
-			strerror(-(err ? err : r.early_err)));
+		if (r.every_on)
+			fprintf(stderr, "%s: cannot record interval 0: %s\n", r.prog,
+				strerror(-(err ? err : r.early_err)));
+		else
+			fprintf(stderr, "%s: cannot write %s: %s\n", r.prog, r.output,
+				strerror(-(err ? err : r.early_err)));
 		cp_nl_session_stop(&r.nl);
-		if (r.w.f)
+		if (cp_rec_writing(&r.w))
 			cp_rec_finish(&r.w);
 		goto out_reap;
 	}

@@ -101,9 +101,8 @@ static void report(struct cp_reporter *rp, struct cp_every_interval *iv)
 	if (rp->symbolize)
 		refresh_ksyms(rp);
 	ret = cp_every_write(rp->e, iv, rp->sym, rp->ks, rp->gz);
-	unlink(iv->path);
-	free(iv->path);
-	iv->path = NULL;
+	free(iv->data);
+	iv->data = NULL;
 	if (cp_sym_trim(rp->sym))
 		fprintf(stderr, "%s: out of memory: the symbols kept were dropped\n", rp->e->prog);
 	cp_sym_get_stats(rp->sym, &sst);
@@ -208,12 +207,11 @@ int cp_reporter_submit(struct cp_reporter *rp, const struct cp_every_interval *i
 	waiting = rp->nr;
 	pthread_cond_signal(&rp->cond);
 	pthread_mutex_unlock(&rp->lock);
-	if (!old.path)
+	if (!old.data)
 		return 0;
 	fprintf(stderr, "%s: interval %u (%.3f s) skipped: %u intervals were waiting for the reports when interval %u ended (%u skipped so far)\n",
 		rp->e->prog, old.index, old.duration_ns / 1e9, waiting, iv->index, skipped);
-	unlink(old.path);
-	free(old.path);
+	free(old.data);
 	return 1;
 }
 
