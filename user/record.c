@@ -1520,11 +1520,27 @@ static int receive(struct record *r)
 	return r->w.err;	/* reported when the file is closed */
 }
 
-/* The poll timeout: the status tick, or sooner when an experiment is due. */
-static struct timespec next_wait(struct record *r)
+/*
+ * Whether cprof has anything to do on its own every TICK_MS: a status line
+ * to refresh, experiments to run, or a target to check on without a pidfd.
+ * Without, it sleeps until the stream, the target's exit, a signal or the
+ * next interval wakes it: nothing of it runs between two drains.
+ */
+static bool ticking(const struct record *r)
 {
-	uint64_t ns = TICK_MS * 1000000ULL, due;
+	return r->tty || r->xp || (r->pidfd < 0 && (r->child > 0 || r->pid));
+}
 
+/*
+ * The poll timeout into *@ts: the status tick, or sooner when an
+ * experiment or an interval is due. NULL: none, wait for an event.
+ */
+static struct timespec *next_wait(struct record *r, struct timespec *ts)
+{
+	uint64_t ns = UINT64_MAX, due;
+
+	if (ticking(r))
+		ns = TICK_MS * 1000000ULL;
 	if (r->xp) {
 		due = cp_xp_tick(r->xp, now_ns());
 		ns = due < ns ? due : ns;
@@ -1533,7 +1549,10 @@ static struct timespec next_wait(struct record *r)
 		due = r->next_cut > now_ns() ? r->next_cut - now_ns() : 0;
 		ns = due < ns ? due : ns;
 	}
-	return (struct timespec){ .tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL };
+	if (ns == UINT64_MAX)
+		return NULL;
+	*ts = (struct timespec){ .tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL };
+	return ts;
 }
 
 /*
@@ -1561,11 +1580,10 @@ static int run(struct record *r)
 	int n, ret;
 
 	while (!signals && !r->gone && !r->end_seen) {
-		wait = next_wait(r);
 		pfd[0] = (struct pollfd){ .fd = cp_nl_fd(&r->nl), .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = r->pidfd, .events = POLLIN };
 		pfd[2] = (struct pollfd){ .fd = r->e2e ? r->done_fd : -1, .events = POLLIN };
-		n = ppoll(pfd, 3, &wait, &run_mask);
+		n = ppoll(pfd, 3, next_wait(r, &wait), &run_mask);
 		if (n < 0 && errno != EINTR) {
 			fprintf(stderr, "%s: poll: %s\n", r->prog, strerror(errno));
 			return -errno;
