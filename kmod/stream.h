@@ -19,6 +19,7 @@ void cp_stream_stop(void);
 bool cp_stream_finish(bool hurry);
 void cp_stream_free(void);
 void cp_stream_owner_gone(void);
+int cp_stream_flush(void);
 
 /* The overflow handler's side */
 struct cp_ring *cp_stream_cpu_ring(int cpu);
