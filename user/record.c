@@ -59,6 +59,11 @@
 #define EVERY_KEEP		360	/* --every's default --keep: an hour of 10 s profiles */
 #define EVERY_SYM_CACHE		256	/* --every's default --symbol-cache, MiB */
 /*
+ * --every: the module drains the session's rings this seldom (and at each
+ * cut, asked, and whenever one is half full): cprof sleeps in between.
+ */
+#define EVERY_DRAIN_MS		10000
+/*
  * --every's aggregation tables: room for 99 Hz and more (a table half full
  * is drained at once), and a set of 8 x 128 stacks sent per CPU, which
  * every interval carries; stacks beyond it are sent again when counted.
@@ -222,6 +227,7 @@ struct record {
 	struct cp_reporter *reporter;
 	struct cp_reporter_stats rst;
 	size_t interval_len;	/* the last interval's recording, bytes */
+	int flush_err;		/* the first FLUSH that failed, said */
 	int64_t real0;		/* the session's start: real time, ns since the epoch */
 	uint64_t mono0;		/* and on the monotonic clock */
 	uint64_t cut_mono, next_cut;
@@ -1332,6 +1338,21 @@ static void forget_jits(struct record *r)
 }
 
 /*
+ * --every: the records of the samples taken so far, received. A flush the
+ * owner's full queue cut short leaves the rest to the next interval, as
+ * the periodic drains would: the profiles still tile the session.
+ */
+static void every_flush(struct record *r)
+{
+	int err = cp_nl_flush(&r->nl);
+
+	if (err && err != -ENOBUFS && !r->flush_err) {
+		r->flush_err = err;
+		cp_nl_perror(&r->nl, "cannot flush the session's records at an interval's end", err);
+	}
+}
+
+/*
  * --every: the interval ends now; its recording goes to the reporting
  * thread, and unless @last the next one begins at once: the cuts never
  * wait for a report. An interval whose recording cannot be finished is
@@ -1344,6 +1365,13 @@ static int every_cut(struct record *r, bool last)
 	uint64_t now = now_ns(), begun = r->cut_mono, due = r->next_cut;
 	int err;
 
+	/*
+	 * What the rings hold up to now, into this interval: the module
+	 * drains them only when asked, or when one is half full (at the
+	 * session's end, stop() had the last of them).
+	 */
+	if (!last)
+		every_flush(r);
 	r->cut_mono = now;
 	if (!cp_rec_writing(&r->w)) {
 		/* Its recording could not be begun: already said. */
@@ -1450,6 +1478,7 @@ static int start_session(struct record *r)
 		.agg_entries = r->every_on && (r->flags & CAUSALPROF_F_AGGREGATE) ?
 			       EVERY_AGG_ENTRIES : 0,
 		.go = go_layout(r, &go),
+		.drain_ms = r->every_on ? EVERY_DRAIN_MS : 0,
 	};
 	char what[512], target[64], list[256];
 	int err;
