@@ -8,6 +8,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@
  */
 #define WAITING_SPAN_NS	60000000000ULL
 #define MAX_WAITING	128
-/* Free memory malloc may keep between reports before it is given back. */
+/* What cprof's resident size may grow by between two trims of malloc's free memory. */
 #define TRIM_SLACK	(8 << 20)
 
 struct cp_reporter {
@@ -48,7 +49,29 @@ struct cp_reporter {
 	struct cp_pprof_gz *gz;
 	char *modules;		/* /proc/modules when kallsyms was read */
 	size_t modules_len;
+	size_t trimmed_rss;	/* the resident size after the last trim, bytes */
 };
+
+/* This process's resident size in bytes, from /proc/self/statm; 0 if unknown. */
+static size_t resident(void)
+{
+	unsigned long pages, rss;
+	char buf[128];
+	ssize_t n;
+	int fd;
+
+	fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lu %lu", &pages, &rss) != 2)
+		return 0;
+	return rss * (size_t)sysconf(_SC_PAGESIZE);
+}
 
 static double thread_cpu(void)
 {
@@ -96,6 +119,7 @@ static void report(struct cp_reporter *rp, struct cp_every_interval *iv)
 {
 	double cpu = thread_cpu();
 	struct cp_sym_stats sst;
+	size_t rss;
 	int ret;
 
 	if (rp->symbolize)
@@ -107,13 +131,19 @@ static void report(struct cp_reporter *rp, struct cp_every_interval *iv)
 		fprintf(stderr, "%s: out of memory: the symbols kept were dropped\n", rp->e->prog);
 	cp_sym_get_stats(rp->sym, &sst);
 	/*
-	 * What the report allocated goes back to the system once it adds up:
-	 * malloc keeps freed memory, so cprof's RSS would stay that of its
-	 * largest interval (see also cp_every_init()). Not at every report:
-	 * what it gives back is faulted in again by the next.
+	 * What the reports allocated goes back to the system once cprof's
+	 * resident size has grown by TRIM_SLACK since the last trim: malloc
+	 * keeps freed memory, so cprof's RSS would stay that of its largest
+	 * interval (see also cp_every_init()). Not at every report, nor
+	 * whenever much is free (freed memory given back still counts as
+	 * free): what a trim gives back, the next reports fault in again, a
+	 * page at a time.
 	 */
-	if (mallinfo2().fordblks > TRIM_SLACK)
+	rss = resident();
+	if (rss > rp->trimmed_rss + TRIM_SLACK) {
 		malloc_trim(0);
+		rp->trimmed_rss = resident();
+	}
 	cpu = thread_cpu() - cpu;
 
 	pthread_mutex_lock(&rp->lock);
