@@ -15,6 +15,10 @@
 #   futex2   the same lock, 2 threads, critical section 1.0 unit, other
 #            work 0.5 (-t 2 -C 10 -O 5: issue 26's held-out program; on
 #            two CPUs crit() about x up to 55 %)
+#   cond     producer -> queue of 4 -> consumer, two threads, a pthread
+#            mutex and condition variables (the C library's futex
+#            wake-ups), 2 units and 1.2 as the pipe (truth on two CPUs:
+#            produce() min(x, 40 %), consume() 0); point: FILE:LINE
 #   wait     the barrier with thread 2 a timed sleep (-w) of half a()'s
 #            time instead of b(): on one CPU too the truth saturates
 #            (a() min(x, 50 %)); columns a() 20, 40, 60 and 80 %
@@ -24,6 +28,8 @@
 #            main.progress; --fixed-line with --no-go too
 #   gomutex  Go: four goroutines and a sync.Mutex, crit() 2 units, other()
 #            0.5 (gt_mutex.go); point main.progress; --no-go too
+#   gochan123, gomutex123  the same two built by Go 1.23 (Debian's
+#            golang-1.23-go from backports), when it was there at build time
 #
 # and the barrier once more with its point from Coz's coz.h, default mode.
 #
@@ -83,6 +89,9 @@ prog()
 	futex)
 		bin=gt_futex main=crit other=other mknob=-s oknob=-o point=
 		what="raw futex lock, 4 threads, point cprof.h" ;;
+	cond)
+		bin=gt_cond main=produce other=consume mknob=-p oknob=-c
+		what="producer and consumer threads, a queue of 4 and condition variables, point FILE:LINE" ;;
 	futex2)
 		bin=gt_futex main=crit other=other mknob=-s oknob=-o point=
 		what="raw futex lock, 2 threads, critical section 1.0 unit, other work 0.5 (-t 2 -C 10 -O 5), point cprof.h" ;;
@@ -95,11 +104,17 @@ prog()
 	gomutex)
 		bin=gt_mutex-go main=crit other=other mknob=-s oknob=-o point="--progress main.progress"
 		what="Go sync.Mutex, four goroutines, point main.progress" ;;
+	gochan123)
+		bin=gt_chan-go1.23 main=produce other=consume mknob=-p oknob=-c point="--progress main.progress"
+		what="Go 1.23 channel, producer and consumer goroutines, point main.progress" ;;
+	gomutex123)
+		bin=gt_mutex-go1.23 main=crit other=other mknob=-s oknob=-o point="--progress main.progress"
+		what="Go 1.23 sync.Mutex, four goroutines, point main.progress" ;;
 	esac
 	extra=
 	ocol=40
 	src=$repo/tests/targets/$bin.c
-	case $bin in *-go) src=$repo/tests/targets/${bin%-go}.go ;; esac
+	case $bin in *-go*) src=$repo/tests/targets/${bin%-go*}.go ;; esac
 	cozbin=$targets/${bin}_coz
 	args="-d $run_s"
 	case $1 in
@@ -109,6 +124,8 @@ prog()
 		bin=gt_futex_sdt ;;
 	pipe)
 		args="$args -P"
+		point="--progress $bin.c:$(grep -n '/\* progress line' "$src" | cut -d: -f1)" ;;
+	cond)
 		point="--progress $bin.c:$(grep -n '/\* progress line' "$src" | cut -d: -f1)" ;;
 	futex)
 		bin=gt_futex_sdt ;;
@@ -326,6 +343,11 @@ echo "RESULT the truth or inside the truth's 90 % bootstrap interval {in the tru
 
 for p in $progs; do
 	prog "$p"
+	if [ ! -x "$targets/$bin" ]; then
+		echo "RESULT"
+		echo "RESULT ### $what: not measured, no $bin (its compiler was not there at build time)"
+		continue
+	fi
 	rm -f "$tmp"/rate.*
 	knobs="base:|m20:$mknob 20|m40:$mknob 40|m60:$mknob 60|o40:$oknob $ocol"
 	r=1

@@ -11,7 +11,7 @@ icount_programs="causal_truth_test.sh go_truth_test.sh"
 # The test programs that may run longer than TEST_TIMEOUT's default, as
 # NAME:SECONDS (guest seconds): symbols_test.sh runs each program under
 # cprof and under perf, node among them: 240 to 300 s on one vCPU.
-long_programs="symbols_test.sh:600 load_test:600"
+long_programs="symbols_test.sh:600 load_test:600 causal2cpu_test.sh:1200"
 
 # program_timeout NAME SECONDS
 #
