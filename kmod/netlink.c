@@ -55,6 +55,7 @@ static const struct nla_policy start_policy[CAUSALPROF_A_MAX + 1] = {
 	[CAUSALPROF_A_EVENTS]		= NLA_POLICY_NESTED(events_policy),
 	[CAUSALPROF_A_AGG_ENTRIES]	= { .type = NLA_U32 },
 	[CAUSALPROF_A_GO_LABELS]	= NLA_POLICY_NESTED(go_policy),
+	[CAUSALPROF_A_DRAIN_MS]		= { .type = NLA_U32 },
 };
 
 static const struct nla_policy range_policy[CAUSALPROF_RANGE_A_MAX + 1] = {
@@ -376,6 +377,14 @@ static int parse_start(struct genl_info *info, struct cp_config *cfg)
 			return -EINVAL;
 		}
 	}
+	if (attrs[CAUSALPROF_A_DRAIN_MS]) {
+		cfg->drain_ms = nla_get_u32(attrs[CAUSALPROF_A_DRAIN_MS]);
+		if (cfg->drain_ms < 1 || cfg->drain_ms > CP_DRAIN_MS_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attrs[CAUSALPROF_A_DRAIN_MS],
+					    "CAUSALPROF_A_DRAIN_MS is not within 1 to 60000");
+			return -EINVAL;
+		}
+	}
 	if (attrs[CAUSALPROF_A_GO_LABELS]) {
 		int ret = parse_go(attrs[CAUSALPROF_A_GO_LABELS], cfg, info->extack);
 
@@ -593,6 +602,13 @@ static int start_experiment(struct sk_buff *skb, struct genl_info *info)
 		ret = cp_session_experiment_start(&who, speedup, ranges, nr, info->extack);
 	kfree(ranges);
 	return ret;
+}
+
+static int flush(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct cp_owner who = sender(skb, info);
+
+	return cp_session_flush(&who, info->extack);
 }
 
 static int stop_experiment(struct sk_buff *skb, struct genl_info *info)
@@ -848,6 +864,12 @@ static const struct genl_ops genl_ops[] = {
 		.internal_flags = CP_NL_CONTROL,
 		.doit = go_hooks,
 		.policy = go_hooks_policy,
+		.maxattr = CAUSALPROF_A_MAX,
+	}, {
+		.cmd = CAUSALPROF_CMD_FLUSH,
+		.internal_flags = CP_NL_CONTROL,
+		.doit = flush,
+		.policy = no_attr_policy,
 		.maxattr = CAUSALPROF_A_MAX,
 	},
 };

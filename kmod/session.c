@@ -575,6 +575,22 @@ out_unlock:
 	return ret;
 }
 
+/* CAUSALPROF_CMD_FLUSH: its records before its ack (see cp_stream_flush()). */
+int cp_session_flush(const struct cp_owner *who, struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	mutex_lock(&sess.lock);
+	ret = may_control(who, extack);
+	if (!ret) {
+		ret = cp_stream_flush();
+		if (ret)
+			NL_SET_ERR_MSG(extack, "the owner's receive queue is full: the rest follows");
+	}
+	mutex_unlock(&sess.lock);
+	return ret;
+}
+
 /* A reader waiting for the session may give up: nobody stalls in D state. */
 int cp_session_experiment_show(struct seq_file *m, bool privileged, struct pid_namespace *ns)
 {

@@ -39,6 +39,7 @@ int cp_session_experiment_start(const struct cp_owner *who, u32 speedup,
 				const struct cp_range *ranges, unsigned int nr,
 				struct netlink_ext_ack *extack);
 int cp_session_experiment_stop(const struct cp_owner *who, struct netlink_ext_ack *extack);
+int cp_session_flush(const struct cp_owner *who, struct netlink_ext_ack *extack);
 int cp_session_experiment_show(struct seq_file *m, bool privileged, struct pid_namespace *ns);
 int cp_session_progress_add(const struct cp_owner *who, u32 id, u32 kind, const char *path,
 			    const struct cp_sites *begin, const struct cp_sites *end,

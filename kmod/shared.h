@@ -52,10 +52,14 @@ struct cp_go_layout {
 	u32 g_m, m_curg, g_labels;
 };
 
+/* CAUSALPROF_A_DRAIN_MS at most */
+#define CP_DRAIN_MS_MAX		60000
+
 struct cp_config {
 	u32 flags;		/* CAUSALPROF_F_* */
 	u32 target_pid;		/* in the starter's pid namespace; 0: none */
 	u32 agg_entries;	/* CAUSALPROF_F_AGGREGATE: entries per count table */
+	u32 drain_ms;		/* CAUSALPROF_A_DRAIN_MS; 0: the drain_ms parameter */
 	struct cp_go_layout go;
 	struct cp_owner owner;
 	unsigned int nr_events;

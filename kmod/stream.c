@@ -32,6 +32,14 @@
  * room is free (cp_stream_result_room()). So the EXPERIMENT record of an
  * experiment is never lost, however full the hooks keep the ring.
  *
+ * A session may drain at a period of its own (CAUSALPROF_A_DRAIN_MS): an
+ * owner that reads the records only at points in time it chooses (cprof
+ * record --every) asks for a long one and flushes at those points
+ * (cp_stream_flush(), CAUSALPROF_CMD_FLUSH), so that neither a worker nor
+ * the owner wakes in between, as perf's reader sleeps until its buffer's
+ * watermark. A flush sends from inside the owner's request, before its
+ * ack: the records leave room for that (see the owner's send).
+ *
  * A benchmark knob, discard_samples, makes the drains skip the sample
  * rings' records unread (counted as dropped): what writing the records
  * costs, without what sending them does. The sideband still flows.
@@ -127,6 +135,7 @@ static struct {
 	bool gone;		/* the owner's socket is closing */
 	bool dropping;		/* nobody to send to: drop */
 	bool discard;		/* discard_samples when the session started */
+	unsigned int drain_ms;	/* the session's period; 0: drain_ms's */
 	bool agg;		/* CAUSALPROF_F_AGGREGATE */
 	bool running;		/* producers may write; the work re-arms */
 	bool held;		/* the owner has no START reply yet */
@@ -151,7 +160,9 @@ DEFINE_PER_CPU(int, cp_stream_busy);
 
 static unsigned long drain_interval(void)
 {
-	return msecs_to_jiffies(clamp(READ_ONCE(drain_ms), 1U, 1000U));
+	unsigned int ms = READ_ONCE(strm.drain_ms);
+
+	return msecs_to_jiffies(ms ? ms : clamp(READ_ONCE(drain_ms), 1U, 1000U));
 }
 
 static void drain_work_fn(struct work_struct *work);
@@ -553,6 +564,30 @@ static void drain_work_fn(struct work_struct *work)
 }
 
 /*
+ * The owner's CAUSALPROF_CMD_FLUSH, from inside its request: every record
+ * in the rings now (and every count so far) queued on its socket before
+ * the request's ack, which the sends leave room for. 0, or -ENOBUFS when
+ * its queue could not take them all: the rest follows with the periodic
+ * drains. The loop ends: what producers add meanwhile is bounded by the
+ * owner's queue, which it does not read until the ack. The next periodic
+ * drain is a whole period away.
+ */
+int cp_stream_flush(void)
+{
+	int ret;
+
+	mutex_lock(&drain_lock);
+	do {
+		ret = drain(false);
+		cond_resched();
+	} while (ret > 0);
+	mutex_unlock(&drain_lock);
+	if (READ_ONCE(strm.running))
+		mod_delayed_work(system_unbound_wq, &drain_work, drain_interval());
+	return ret < 0 ? -ENOBUFS : 0;
+}
+
+/*
  * Under the session lock, before an experiment starts: the room kept for
  * its result is free (no earlier result waits in it for the owner).
  */
@@ -662,6 +697,7 @@ int cp_stream_start(const struct cp_config *cfg, u64 id, struct netlink_ext_ack 
 	WRITE_ONCE(strm.gone, false);
 	strm.dropping = !strm.sk;
 	strm.discard = READ_ONCE(discard_samples);
+	WRITE_ONCE(strm.drain_ms, cfg->drain_ms);
 	strm.held = true;
 	strm.ended = false;
 	WRITE_ONCE(strm.running, true);

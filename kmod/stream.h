@@ -20,6 +20,7 @@ void cp_stream_stop(void);
 bool cp_stream_finish(bool hurry);
 void cp_stream_free(void);
 void cp_stream_owner_gone(void);
+int cp_stream_flush(void);
 
 /*
  * The producer's side of a CPU's sample ring and count table belongs to one

@@ -40,10 +40,17 @@ RSS_SLACK_KIB=1024
 CHURN_CAP_MIB=8
 CHURN_EVICTIONS=$((CHURN_SECONDS / 4))
 CHURN_SLACK_KIB=4096
+WAKE_MAX=8
 
 name_re='^cprof-[0-9]{8}T[0-9]{6}Z\.pb\.gz$'
 
 # The profile files in directory $1, oldest first.
+# The voluntary context switches of thread $1 (a process's first).
+switches()
+{
+	sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' "/proc/$1/task/$1/status" 2> /dev/null
+}
+
 profiles()
 {
 	ls "$1" | grep -E "$name_re" | sort
@@ -352,6 +359,35 @@ test_tiles()
 	return 0
 }
 
+# Between two cuts cprof sleeps: no status tick without a terminal, and
+# the module drains the session's rings only every 10 s (or when one is
+# half full) and when cprof flushes them at a cut. Following a busy thread
+# (a few stacks, far from half a table) with 30 s intervals, its recording
+# thread wakes at most WAKE_MAX times in 4 s: it woke 4 times a second for
+# the tick and 10 for the 100 ms drains, some 56 in 4 s.
+test_wakeups()
+{
+	dir=$tmp/idle
+	"$CPROF" record --every 30s -e cpu-clock -o "$dir" -- "$spin" -t 1 -s 8 \
+		> /dev/null 2> "$tmp/idle.err" &
+	bg=$!
+	sleep 2
+	v0=$(switches "$bg")
+	sleep 4
+	v1=$(switches "$bg")
+	wait "$bg"
+	rc=$?
+	bg=
+	if [ "$rc" -ne 0 ] || [ -z "$v0" ] || [ -z "$v1" ]; then
+		say "cprof exited $rc (its voluntary switches: '$v0', then '$v1'); stderr:"
+		show "$tmp/idle.err"
+		return 1
+	fi
+	say "cprof's recording thread woke $((v1 - v0)) times in 4 s: $(grep recorded "$tmp/idle.err")"
+	[ $((v1 - v0)) -le "$WAKE_MAX" ] || { say "more than $WAKE_MAX"; return 1; }
+	return 0
+}
+
 # -a with processes starting and exiting, 1 s intervals: what is kept of
 # their files' symbols stays within the cap, and cprof's RSS does not
 # grow. The cap (8 MiB) is one the programs' files pass within seconds, so
@@ -504,7 +540,7 @@ test_nosymbolize()
 }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..11"
 run_test "record --every 10s runs 2 minutes of a busy target" test_every
 run_test "--keep $KEEP leaves the newest $KEEP, named by their start" test_keep
 run_test "every interval is gzip that go tool pprof -top reads" test_pprof
@@ -512,6 +548,7 @@ run_test "the intervals add up to the session and the CPU time" test_sums
 run_test "cprof's RSS does not grow" test_rss
 run_test "SIGTERM writes the interval under way" test_sigterm
 run_test "--every 1s writes a profile a second, tiling the session" test_tiles
+run_test "between cuts cprof sleeps" test_wakeups
 run_test "-a with processes coming and going: symbols capped, RSS flat" test_churn
 run_test "--no-symbolize: addresses, mappings and build ids only" test_nosymbolize
 run_test "bad intervals and options are usage errors" test_usage

@@ -359,6 +359,10 @@ int cp_nl_start_events(struct cp_nl *nl, uint32_t pid, uint32_t flags,
 int cp_nl_start_agg(struct cp_nl *nl, uint32_t pid, uint32_t flags,
 		    const struct cp_req_event *evs, unsigned int nr, uint32_t entries,
 		    uint64_t *id);
+/* And with CAUSALPROF_A_DRAIN_MS (0 leaves it out). */
+int cp_nl_start_drain(struct cp_nl *nl, uint32_t pid, uint32_t flags,
+		      const struct cp_req_event *evs, unsigned int nr, uint32_t entries,
+		      uint32_t drain_ms, uint64_t *id);
 int cp_nl_stop(struct cp_nl *nl);
 int cp_nl_wait_state(struct cp_nl *nl, uint32_t state, int timeout_ms);
 int cp_nl_set_rcvbuf(struct cp_nl *nl, int bytes);

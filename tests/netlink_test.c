@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The "causalprof" generic netlink family: GET_STATUS, the session lifecycle,
- * ownership by a socket, and policy errors reported with extack.
+ * ownership by a socket, FLUSH, and policy errors reported with extack.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -307,6 +307,74 @@ TEST_F_TIMEOUT(nl, ack_when_flooded, 90)
 	self->nl.stream = &stream;
 	EXPECT_EQ(0, cp_nl_finish(&self->nl, 30000)) TH_LOG("%s", self->nl.extack);
 	EXPECT_TRUE(stream.ended);
+	self->nl.stream = NULL;
+	cp_stream_free(&stream);
+	cp_target_kill(&target);
+}
+
+/*
+ * A session that drains seldom (CAUSALPROF_A_DRAIN_MS) sends nothing
+ * between its drains; a FLUSH of its owner has every sample taken before
+ * it (the module's count of them, read before the request) handed over
+ * before its ack. Only the owner may flush; without a session, -ENOENT.
+ * The period is 1 to 60000 ms, else -EINVAL with a message.
+ */
+TEST_F_TIMEOUT(nl, flush_before_ack, 90)
+{
+	const struct cp_req_event ev = CP_EV_CPU_CLOCK(1000);
+	struct cp_target target = { .go = -1, .out = -1 };
+	char spin[PATH_MAX];
+	char *argv[] = { spin, "-t", "1", "-s", "30", NULL };
+	struct cp_stream stream = {};
+	uint64_t id, s0, s1;
+	char attrs[32] __attribute__((aligned(4)));
+	struct cp_nl other;
+	uint32_t zero = 0;
+	size_t got = 0, len;
+	int i;
+
+	ASSERT_EQ(0, cp_target_path("spin", spin, sizeof(spin)));
+	EXPECT_EQ(-EINVAL, cp_nl_start_drain(&self->nl, self->child, CP_F_STACKS, &ev, 1, 0,
+					     60001, &id));
+	EXPECT_NE(NULL, strstr(self->nl.extack, "CAUSALPROF_A_DRAIN_MS is not within 1 to 60000"))
+		TH_LOG("extack '%s'", self->nl.extack);
+	/* 0, which the helper leaves out */
+	len = cp_nla_put(attrs, 0, CAUSALPROF_A_TARGET_PID, &self->child, sizeof(self->child));
+	len = cp_nla_put(attrs, len, CAUSALPROF_A_DRAIN_MS, &zero, sizeof(zero));
+	EXPECT_EQ(-EINVAL, cp_nl_request(&self->nl, CAUSALPROF_CMD_SESSION_START, attrs, len,
+					 NULL, 0));
+	EXPECT_NE(NULL, strstr(self->nl.extack, "CAUSALPROF_A_DRAIN_MS is not within 1 to 60000"))
+		TH_LOG("extack '%s'", self->nl.extack);
+	EXPECT_EQ(-ENOENT, cp_nl_request(&self->nl, CAUSALPROF_CMD_FLUSH, NULL, 0, NULL, 0));
+
+	ASSERT_EQ(0, cp_target_spawn(&target, argv, true));
+	ASSERT_EQ(0, cp_nl_set_rcvbuf(&self->nl, 32 << 20));
+	self->nl.stream = &stream;
+	ASSERT_EQ(0, cp_status_u64("samples", &s0));
+	ASSERT_EQ(0, cp_nl_start_drain(&self->nl, target.pid, CP_F_STACKS, &ev, 1, 0, 60000, &id))
+		TH_LOG("%s", self->nl.extack);
+	ASSERT_EQ(0, cp_target_release(&target));
+	for (i = 0; i < 3; i++) {
+		/* About 300 samples each time: far from half a ring. */
+		ASSERT_EQ(0, cp_nl_pump(&self->nl, 300));
+		EXPECT_EQ(got, stream.samples) TH_LOG("round %d: records came between flushes", i);
+		ASSERT_EQ(0, cp_status_u64("samples", &s1));
+		ASSERT_EQ(0, cp_nl_request(&self->nl, CAUSALPROF_CMD_FLUSH, NULL, 0, NULL, 0))
+			TH_LOG("round %d: %s", i, self->nl.extack);
+		EXPECT_LT(got, stream.samples) TH_LOG("round %d: nothing flushed", i);
+		EXPECT_LE(s1 - s0, stream.samples)
+			TH_LOG("round %d: %zu samples before the ack, %llu taken before the flush",
+			       i, stream.samples, (unsigned long long)(s1 - s0));
+		got = stream.samples;
+	}
+
+	ASSERT_EQ(0, cp_nl_open(&other));
+	EXPECT_EQ(-EPERM, cp_nl_request(&other, CAUSALPROF_CMD_FLUSH, NULL, 0, NULL, 0));
+	EXPECT_NE(NULL, strstr(other.extack, "only the session's owner")) TH_LOG("'%s'",
+										   other.extack);
+	cp_nl_close(&other);
+	EXPECT_EQ(0, cp_nl_finish(&self->nl, 30000)) TH_LOG("%s", self->nl.extack);
+	EXPECT_EQ(NULL, cp_stream_problem(&stream));
 	self->nl.stream = NULL;
 	cp_stream_free(&stream);
 	cp_target_kill(&target);

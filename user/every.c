@@ -26,6 +26,8 @@
 #define MAX_INTERVAL_NS		86400000000000ULL	/* a day */
 /* "cprof-" "20261126T012000" ".123" "Z" ".pb.gz" */
 #define NAME_MAX_LEN		48
+/* and its temporary name, "." NAME ".tmp" */
+_Static_assert(NAME_MAX_LEN + 6 <= CP_EVERY_NAME_MAX, "CP_EVERY_NAME_MAX");
 
 int cp_every_parse_interval(const char *s, uint64_t *ns)
 {
@@ -325,7 +327,7 @@ static int sync_file(const char *path)
 }
 
 int cp_every_write(struct cp_every *e, const struct cp_every_interval *iv,
-		   struct cp_symbolizer *sym, const struct cp_ksyms *ks)
+		   struct cp_symbolizer *sym, const struct cp_ksyms *ks, struct cp_pprof_gz *gz)
 {
 	char stamp[32], name[NAME_MAX_LEN + 1], path[4096], tmp[4096];
 	time_t secs = iv->name_ns / 1000000000;
@@ -339,6 +341,7 @@ int cp_every_write(struct cp_every *e, const struct cp_every_interval *iv,
 		.duration_nanos = iv->duration_ns,
 		.sym = sym,
 		.ks = ks,
+		.gz = gz,
 		.out = stdout,
 		.err = stderr,
 	};
@@ -355,8 +358,8 @@ int cp_every_write(struct cp_every *e, const struct cp_every_interval *iv,
 	snprintf(path, sizeof(path), "%s/%s", e->dir, name);
 	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", e->dir, name);
 
-	if (cp_rec_open(&rd, iv->path)) {
-		fprintf(stderr, "%s: %s: %s\n", e->prog, iv->path, rd.err);
+	if (cp_rec_open_mem(&rd, iv->data, iv->len)) {
+		fprintf(stderr, "%s: interval %u: %s\n", e->prog, iv->index, rd.err);
 		ret = 1;
 	} else {
 		ret = cp_report(&o, &rd);

@@ -7,11 +7,11 @@
  * gzipped pprof named by its start time into a directory that keeps the
  * last N.
  *
- * Each interval is recorded into a scratch recording of its own, which
+ * Each interval is recorded into a recording of its own, in memory, which
  * starts with what a report needs from before it: the sideband of the
  * processes still alive (their mappings, thread names and forks), carried
- * here from interval to interval. The scratch recording is then handed to
- * the thread that reports it (user/reporter.c) as 'cprof report --pprof'
+ * here from interval to interval. That recording is then handed to the
+ * thread that reports it (user/reporter.c) as 'cprof report --pprof'
  * would (user/report.c), with the symbols kept from interval to interval;
  * the profile is renamed into place, and the oldest are removed. Nothing
  * of an interval survives it but the carried sideband, which drops what
@@ -29,8 +29,8 @@
 
 #define CP_EVERY_PREFIX		"cprof-"
 #define CP_EVERY_SUFFIX		".pb.gz"
-/* An interval being recorded or waiting for its report, in the directory: its index. */
-#define CP_EVERY_SCRATCH	".cprof-interval-%u.data"
+/* The longest name written into the directory (a profile's temporary one), NUL included. */
+#define CP_EVERY_NAME_MAX	56
 
 /* A carried sideband record. */
 struct cp_carried {
@@ -51,9 +51,10 @@ struct cp_every {
 	size_t carry_bytes;
 };
 
-/* A finished interval: its scratch recording, its start (real time) and length. */
+/* A finished interval: its recording, its start (real time) and length. */
 struct cp_every_interval {
-	char *path;
+	void *data;		/* malloc()ed */
+	size_t len;
 	unsigned int index;
 	int64_t start_ns;	/* since the epoch */
 	uint64_t duration_ns;
@@ -92,13 +93,15 @@ void cp_every_next(struct cp_every *e);
 /*
  * The finished interval @iv as DIR/cprof-START.pb.gz (written to a
  * temporary name, then renamed), named with @sym and @ks (either may be
- * NULL: cp_report()'s own, from the recording); then the oldest profiles
- * beyond the last keep are removed. Touches no carry: the reporting
- * thread's. Messages go to stderr. 0, or 1 on failure.
+ * NULL: cp_report()'s own, from the recording) and compressed by @gz (NULL:
+ * a stream of its own); then the oldest profiles beyond the last keep are
+ * removed. Touches no carry: the reporting thread's. Messages go to
+ * stderr. 0, or 1 on failure.
  */
 struct cp_symbolizer;
 struct cp_ksyms;
+struct cp_pprof_gz;
 int cp_every_write(struct cp_every *e, const struct cp_every_interval *iv,
-		   struct cp_symbolizer *sym, const struct cp_ksyms *ks);
+		   struct cp_symbolizer *sym, const struct cp_ksyms *ks, struct cp_pprof_gz *gz);
 
 #endif /* CPROF_EVERY_H */

@@ -386,6 +386,8 @@ static int put_start(struct nl_msg *msg, const void *arg)
 	ret = cp_req_session_start(msg, start->flags,
 				   start->flags & CAUSALPROF_F_SYSTEM_WIDE ? 0 : start->target_pid,
 				   start->agg_entries, evs, nr);
+	if (!ret)
+		ret = cp_req_drain_ms(msg, start->drain_ms);
 	if (ret || !go)
 		return ret;
 	return cp_req_go_labels(msg, go->format, go->tls_g, go->g_m, go->m_curg, go->g_labels);
@@ -406,6 +408,13 @@ int cp_nl_session_start(struct cp_nl *nl, const struct cp_nl_start *start, uint6
 int cp_nl_session_stop(struct cp_nl *nl)
 {
 	struct request req = { .cmd = CAUSALPROF_CMD_SESSION_STOP };
+
+	return request(nl, &req, NULL, NULL);
+}
+
+int cp_nl_flush(struct cp_nl *nl)
+{
+	struct request req = { .cmd = CAUSALPROF_CMD_FLUSH };
 
 	return request(nl, &req, NULL, NULL);
 }

@@ -41,6 +41,7 @@ struct cp_nl_start {
 	const struct cp_events *events;
 	uint32_t agg_entries;		/* CAUSALPROF_A_AGG_ENTRIES; 0: the default */
 	const struct cp_go_layout *go;	/* CAUSALPROF_A_GO_LABELS; NULL: none */
+	uint32_t drain_ms;		/* CAUSALPROF_A_DRAIN_MS; 0: the module's period */
 };
 
 /* The reply to CAUSALPROF_CMD_GET_STATUS. */
@@ -79,6 +80,11 @@ int cp_nl_fd(const struct cp_nl *nl);
 int cp_nl_receive(struct cp_nl *nl);
 int cp_nl_session_start(struct cp_nl *nl, const struct cp_nl_start *req, uint64_t *id);
 int cp_nl_session_stop(struct cp_nl *nl);
+/*
+ * FLUSH: the session's records so far, handed to the stream's function
+ * before it returns (-ENOBUFS: not all of them, the rest follows).
+ */
+int cp_nl_flush(struct cp_nl *nl);
 /* EXPERIMENT_START: @speedup per mille, @nr ranges (pad ignored). */
 int cp_nl_experiment_start(struct cp_nl *nl, uint32_t speedup,
 			   const struct causalprof_exp_range *ranges, unsigned int nr);

@@ -7,6 +7,7 @@
  */
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -24,49 +25,119 @@ typedef Perftools__Profiles__Location Location;
 typedef Perftools__Profiles__Line Line;
 typedef Perftools__Profiles__Function Function;
 
-#define GZ_CHUNK	(64 * 1024)
+/*
+ * protobuf-c hands the packed message over a few bytes at a time (a tag, a
+ * varint, a short string): some 6,000 pieces for the 22 KB of a 10 s
+ * interval of a two-thread program. deflate() costs ~500 instructions a
+ * call whatever it is given: 3.2 M instructions for those pieces, against
+ * 1.1 M for their bytes deflated at once. So they are gathered first and
+ * deflated GZ_IN at a time.
+ */
+#define GZ_IN		(64 * 1024)
+#define GZ_OUT		(64 * 1024)
 
-/* A protobuf-c output buffer that deflates what it is given into a file. */
-struct gz_buffer {
+/*
+ * A protobuf-c output buffer that deflates what it is given into a file;
+ * its deflate state (window, hash chains, pending buffer: ~270 KiB) is set
+ * up once and reset for each profile.
+ */
+struct cp_pprof_gz {
 	ProtobufCBuffer base;
 	z_stream z;
+	bool ready;		/* z initialized */
 	FILE *out;
 	int err;
-	unsigned char chunk[GZ_CHUNK];
+	size_t nr_in;
+	unsigned char in[GZ_IN];
+	unsigned char out_buf[GZ_OUT];
 };
 
-static void gz_drain(struct gz_buffer *gz, int flush)
+struct cp_pprof_gz *cp_pprof_gz_new(void)
+{
+	struct cp_pprof_gz *gz = malloc(sizeof(*gz));
+
+	if (!gz)
+		return NULL;
+	memset(gz, 0, offsetof(struct cp_pprof_gz, in));
+	return gz;
+}
+
+void cp_pprof_gz_free(struct cp_pprof_gz *gz)
+{
+	if (!gz)
+		return;
+	if (gz->ready)
+		deflateEnd(&gz->z);
+	free(gz);
+}
+
+static void gz_drain(struct cp_pprof_gz *gz, int flush)
 {
 	size_t n;
 	int ret;
 
 	do {
-		gz->z.next_out = gz->chunk;
-		gz->z.avail_out = sizeof(gz->chunk);
+		gz->z.next_out = gz->out_buf;
+		gz->z.avail_out = sizeof(gz->out_buf);
 		ret = deflate(&gz->z, flush);
 		if (ret == Z_STREAM_ERROR) {
 			gz->err = -EIO;
 			return;
 		}
-		n = sizeof(gz->chunk) - gz->z.avail_out;
-		if (n && !gz->err && fwrite(gz->chunk, 1, n, gz->out) != n)
+		n = sizeof(gz->out_buf) - gz->z.avail_out;
+		if (n && !gz->err && fwrite(gz->out_buf, 1, n, gz->out) != n)
 			gz->err = -EIO;
 	} while (gz->z.avail_out == 0 || (flush == Z_FINISH && ret != Z_STREAM_END));
 }
 
-static void gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
+/* Deflates the bytes gathered and then @len more at @data. */
+static void gz_deflate(struct cp_pprof_gz *gz, const uint8_t *data, size_t len, int flush)
 {
-	struct gz_buffer *gz = (struct gz_buffer *)buf;
-
+	gz->z.next_in = gz->in;
+	gz->z.avail_in = gz->nr_in;
+	gz->nr_in = 0;
+	if (gz->z.avail_in || flush != Z_NO_FLUSH)
+		gz_drain(gz, len ? Z_NO_FLUSH : flush);
 	while (len && !gz->err) {
 		uInt n = len > (1U << 30) ? (1U << 30) : len;
 
 		gz->z.next_in = (Bytef *)data;
 		gz->z.avail_in = n;
-		gz_drain(gz, Z_NO_FLUSH);
 		data += n;
 		len -= n;
+		gz_drain(gz, len ? Z_NO_FLUSH : flush);
 	}
+}
+
+static void gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
+{
+	struct cp_pprof_gz *gz = (struct cp_pprof_gz *)buf;
+
+	if (gz->err)
+		return;
+	if (len <= sizeof(gz->in) - gz->nr_in) {
+		memcpy(gz->in + gz->nr_in, data, len);
+		gz->nr_in += len;
+		return;
+	}
+	gz_deflate(gz, data, len, Z_NO_FLUSH);
+}
+
+/* A new gzip member into @out. */
+static int gz_start(struct cp_pprof_gz *gz, FILE *out)
+{
+	gz->base.append = gz_append;
+	gz->out = out;
+	gz->err = 0;
+	gz->nr_in = 0;
+	if (gz->ready)
+		return deflateReset(&gz->z) == Z_OK ? 0 : -ENOMEM;
+	/* 16 + MAX_WBITS: a gzip header; level 1, as Go's runtime/pprof. */
+	if (deflateInit2(&gz->z, Z_BEST_SPEED, Z_DEFLATED, 16 + MAX_WBITS, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	gz->ready = true;
+	return 0;
 }
 
 /* Everything the messages point into, freed at once. */
@@ -457,36 +528,26 @@ static int build(struct cp_profile *p, struct build *b, const struct cp_pprof_in
 
 int cp_pprof_write(FILE *out, struct cp_profile *p, const struct cp_pprof_info *info)
 {
+	struct cp_pprof_gz *gz = info->gz ? info->gz : cp_pprof_gz_new();
 	struct build b = { 0 };
-	struct gz_buffer *gz;
 	int ret;
 
-	gz = calloc(1, sizeof(*gz));
 	if (!gz)
 		return -ENOMEM;
 	ret = build(p, &b, info);
+	if (!ret)
+		ret = gz_start(gz, out);
 	if (ret)
 		goto out_free;
-
-	gz->base.append = gz_append;
-	gz->out = out;
-	/* 16 + MAX_WBITS: a gzip header; level 1, as Go's runtime/pprof. */
-	if (deflateInit2(&gz->z, Z_BEST_SPEED, Z_DEFLATED, 16 + MAX_WBITS, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
 	perftools__profiles__profile__pack_to_buffer(&b.prof, &gz->base);
-	gz->z.next_in = NULL;
-	gz->z.avail_in = 0;
 	if (!gz->err)
-		gz_drain(gz, Z_FINISH);
-	deflateEnd(&gz->z);
+		gz_deflate(gz, NULL, 0, Z_FINISH);
 	ret = gz->err;
 	if (!ret && (fflush(out) || ferror(out)))
 		ret = -EIO;
 out_free:
 	free_build(&b);
-	free(gz);
+	if (gz != info->gz)
+		cp_pprof_gz_free(gz);
 	return ret;
 }

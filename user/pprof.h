@@ -32,6 +32,12 @@ struct cp_pprof_value {
 	const char *type, *unit;
 };
 
+/* A gzip stream kept from profile to profile (cprof record --every's). */
+struct cp_pprof_gz;
+
+struct cp_pprof_gz *cp_pprof_gz_new(void);
+void cp_pprof_gz_free(struct cp_pprof_gz *gz);
+
 struct cp_pprof_info {
 	uint8_t event;		/* whose samples, without values */
 	const char *name;	/* the event's name, period_type's type */
@@ -47,6 +53,7 @@ struct cp_pprof_info {
 	bool labels;		/* write the samples' pid, tid and comm labels */
 	const char *const *comments;
 	size_t nr_comments;
+	struct cp_pprof_gz *gz;	/* the caller's, or NULL: one for this profile */
 };
 
 /* Writes the profile to @out; 0, -ENOMEM, or -EIO (with errno) on a write error. */

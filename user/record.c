@@ -59,11 +59,18 @@
 #define EVERY_KEEP		360	/* --every's default --keep: an hour of 10 s profiles */
 #define EVERY_SYM_CACHE		256	/* --every's default --symbol-cache, MiB */
 /*
+ * --every: the module drains the session's rings this seldom (and at each
+ * cut, asked, and whenever one is half full): cprof sleeps in between.
+ */
+#define EVERY_DRAIN_MS		10000
+/*
  * --every's aggregation tables: room for 99 Hz and more (a table half full
  * is drained at once), and a set of 8 x 128 stacks sent per CPU, which
  * every interval carries; stacks beyond it are sent again when counted.
  */
 #define EVERY_AGG_ENTRIES	128
+/* --every: room for the first interval's recording to start with, bytes */
+#define EVERY_FIRST_LEN		(256 << 10)
 #define STR(x)			#x
 #define XSTR(x)			STR(x)
 
@@ -227,7 +234,8 @@ struct record {
 	uint64_t sym_cache;	/* bytes */
 	struct cp_reporter *reporter;
 	struct cp_reporter_stats rst;
-	char scratch[PATH_MAX];	/* the interval's recording */
+	size_t interval_len;	/* the last interval's recording, bytes */
+	int flush_err;		/* the first FLUSH that failed, said */
 	int64_t real0;		/* the session's start: real time, ns since the epoch */
 	uint64_t mono0;		/* and on the monotonic clock */
 	uint64_t cut_mono, next_cut;
@@ -268,6 +276,9 @@ struct record {
 	uint64_t *aligned;	/* a batch, copied: netlink aligns it to 4 bytes only */
 	size_t aligned_size;
 	void *paths;		/* tsearch tree: paths whose build id was recorded */
+	const void *vdso;	/* cprof's own vDSO, once looked up */
+	size_t vdso_len;
+	bool vdso_looked;
 	struct jit_proc *jits;	/* processes with anonymous code */
 	size_t nr_jits, cap_jits;
 	uint64_t t_start, t_end;	/* CLOCK_MONOTONIC ns */
@@ -1268,7 +1279,8 @@ static int write_meta(struct record *r, const struct timespec *real, uint64_t mo
 
 /*
  * The vDSO's ELF image, for naming its functions later: every 64-bit process
- * of this kernel maps the same one, so cprof's own will do.
+ * of this kernel maps the same one, so cprof's own will do. Looked up once
+ * (--every writes it into every interval).
  */
 static void write_vdso(struct record *r)
 {
@@ -1276,19 +1288,21 @@ static void write_vdso(struct record *r)
 	char line[256];
 	FILE *f;
 
-	if (!base)
-		return;
-	f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, "[vdso]") || sscanf(line, "%lx-%lx", &start, &end) != 2)
-			continue;
-		if (start == base && end > start && end - start <= (1 << 20))
-			cp_rec_put(&r->w, CP_REC_VDSO, (const void *)start, end - start);
-		break;
+	if (!r->vdso_looked && base && (f = fopen("/proc/self/maps", "re"))) {
+		while (fgets(line, sizeof(line), f)) {
+			if (!strstr(line, "[vdso]") || sscanf(line, "%lx-%lx", &start, &end) != 2)
+				continue;
+			if (start == base && end > start && end - start <= (1 << 20)) {
+				r->vdso = (const void *)start;
+				r->vdso_len = end - start;
+			}
+			break;
+		}
+		fclose(f);
 	}
-	fclose(f);
+	r->vdso_looked = true;
+	if (r->vdso)
+		cp_rec_put(&r->w, CP_REC_VDSO, r->vdso, r->vdso_len);
 }
 
 /* /proc/kallsyms as it is now into *@out (malloc()ed), or NULL with a warning. */
@@ -1331,7 +1345,7 @@ static int every_dir(struct record *r)
 			r->output, errno ? ": " : "", errno ? strerror(errno) : "");
 		return -1;
 	}
-	if (strlen(r->output) + sizeof(CP_EVERY_SCRATCH) + 16 >= sizeof(r->scratch)) {
+	if (strlen(r->output) + 1 + CP_EVERY_NAME_MAX > PATH_MAX) {
 		fprintf(stderr, "%s: the directory name is too long: %s\n", r->prog, r->output);
 		return -1;
 	}
@@ -1356,8 +1370,10 @@ static int64_t real_of(const struct record *r, uint64_t mono)
 }
 
 /*
- * --every: the scratch recording of the interval that started at the last
- * cut (its records wait in the socket while the previous one is finished).
+ * --every: the recording of the interval that started at the last cut (its
+ * records wait in the socket while the previous one is finished), in
+ * memory: the reporting thread reads it from there. Room for as much as
+ * the interval before had, so that it seldom grows.
  */
 static int every_begin(struct record *r)
 {
@@ -1365,11 +1381,9 @@ static int every_begin(struct record *r)
 	int64_t ns = real_of(r, r->cut_mono);
 	int err;
 
-	snprintf(r->scratch, sizeof(r->scratch), "%s/" CP_EVERY_SCRATCH, r->output,
-		 r->every.index);
 	real.tv_sec = ns / 1000000000;
 	real.tv_nsec = ns % 1000000000;
-	err = cp_rec_create(&r->w, r->scratch);
+	err = cp_rec_create_mem(&r->w, r->interval_len + r->interval_len / 4);
 	if (!err)
 		err = write_meta(r, &real, r->cut_mono);
 	if (!err) {
@@ -1377,7 +1391,8 @@ static int every_begin(struct record *r)
 		err = cp_every_put_carry(&r->every, &r->w);
 	}
 	if (err) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", r->prog, r->scratch, strerror(-err));
+		fprintf(stderr, "%s: cannot record interval %u: %s\n", r->prog, r->every.index,
+			strerror(-err));
 		r->w.err = err;	/* what comes until the end goes nowhere */
 	}
 	return err;
@@ -1395,11 +1410,26 @@ static void forget_jits(struct record *r)
 }
 
 /*
+ * --every: the records of the samples taken so far, received. A flush the
+ * owner's full queue cut short leaves the rest to the next interval, as
+ * the periodic drains would: the profiles still tile the session.
+ */
+static void every_flush(struct record *r)
+{
+	int err = cp_nl_flush(&r->nl);
+
+	if (err && err != -ENOBUFS && !r->flush_err) {
+		r->flush_err = err;
+		cp_nl_perror(&r->nl, "cannot flush the session's records at an interval's end", err);
+	}
+}
+
+/*
  * --every: the interval ends now; its recording goes to the reporting
  * thread, and unless @last the next one begins at once: the cuts never
  * wait for a report. An interval whose recording cannot be finished is
- * counted and skipped; only a scratch file that cannot be made again ends
- * the session.
+ * counted and skipped; only a recording that cannot be begun ends the
+ * session.
  */
 static int every_cut(struct record *r, bool last)
 {
@@ -1407,22 +1437,27 @@ static int every_cut(struct record *r, bool last)
 	uint64_t now = now_ns(), begun = r->cut_mono, due = r->next_cut;
 	int err;
 
+	/*
+	 * What the rings hold up to now, into this interval: the module
+	 * drains them only when asked, or when one is half full (at the
+	 * session's end, stop() had the last of them).
+	 */
+	if (!last)
+		every_flush(r);
 	r->cut_mono = now;
-	if (!r->w.f) {
-		/* Its scratch file could not be made: already said. */
+	if (!cp_rec_writing(&r->w)) {
+		/* Its recording could not be begun: already said. */
 		r->failed_intervals++;
 	} else {
 		write_perfmaps(r);
 		forget_jits(r);
-		err = cp_rec_finish(&r->w);
-		iv.path = strdup(r->scratch);
-		if (err || !iv.path) {
-			fprintf(stderr, "%s: cannot write %s: %s\n", r->prog, r->scratch,
-				strerror(err ? -err : ENOMEM));
+		err = cp_rec_finish_mem(&r->w, &iv.data, &iv.len);
+		if (err) {
+			fprintf(stderr, "%s: cannot record interval %u: %s\n", r->prog, iv.index,
+				strerror(-err));
 			r->failed_intervals++;
-			unlink(r->scratch);
-			free(iv.path);
 		} else {
+			r->interval_len = iv.len;
 			iv.start_ns = real_of(r, begun);
 			iv.duration_ns = now - begun;
 			iv.name_ns = real_of(r, r->mono0 + (begun - r->mono0) /
@@ -1519,6 +1554,7 @@ static int start_session(struct record *r)
 		.agg_entries = r->every_on && (r->flags & CAUSALPROF_F_AGGREGATE) ?
 			       EVERY_AGG_ENTRIES : 0,
 		.go = go_layout(r, &go),
+		.drain_ms = r->every_on ? EVERY_DRAIN_MS : 0,
 	};
 	char what[512], target[64], list[256];
 	int err;
@@ -1593,11 +1629,27 @@ static int receive(struct record *r)
 	return r->w.err;	/* reported when the file is closed */
 }
 
-/* The poll timeout: the status tick, or sooner when an experiment is due. */
-static struct timespec next_wait(struct record *r)
+/*
+ * Whether cprof has anything to do on its own every TICK_MS: a status line
+ * to refresh, experiments to run, or a target to check on without a pidfd.
+ * Without, it sleeps until the stream, the target's exit, a signal or the
+ * next interval wakes it: nothing of it runs between two drains.
+ */
+static bool ticking(const struct record *r)
 {
-	uint64_t ns = TICK_MS * 1000000ULL, due;
+	return r->tty || r->xp || (r->pidfd < 0 && (r->child > 0 || r->pid));
+}
 
+/*
+ * The poll timeout into *@ts: the status tick, or sooner when an
+ * experiment or an interval is due. NULL: none, wait for an event.
+ */
+static struct timespec *next_wait(struct record *r, struct timespec *ts)
+{
+	uint64_t ns = UINT64_MAX, due;
+
+	if (ticking(r))
+		ns = TICK_MS * 1000000ULL;
 	if (r->xp) {
 		due = cp_xp_tick(r->xp, now_ns());
 		ns = due < ns ? due : ns;
@@ -1606,7 +1658,10 @@ static struct timespec next_wait(struct record *r)
 		due = r->next_cut > now_ns() ? r->next_cut - now_ns() : 0;
 		ns = due < ns ? due : ns;
 	}
-	return (struct timespec){ .tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL };
+	if (ns == UINT64_MAX)
+		return NULL;
+	*ts = (struct timespec){ .tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL };
+	return ts;
 }
 
 /*
@@ -1634,11 +1689,10 @@ static int run(struct record *r)
 	int n, ret;
 
 	while (!signals && !r->gone && !r->end_seen) {
-		wait = next_wait(r);
 		pfd[0] = (struct pollfd){ .fd = cp_nl_fd(&r->nl), .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = r->pidfd, .events = POLLIN };
 		pfd[2] = (struct pollfd){ .fd = r->e2e ? r->done_fd : -1, .events = POLLIN };
-		n = ppoll(pfd, 3, &wait, &run_mask);
+		n = ppoll(pfd, 3, next_wait(r, &wait), &run_mask);
 		if (n < 0 && errno != EINTR) {
 			fprintf(stderr, "%s: poll: %s\n", r->prog, strerror(errno));
 			return -errno;
@@ -1914,7 +1968,6 @@ int cmd_record(int argc, char *argv[])
 {
 	struct record r = { .prog = argv[0], .go_fd = -1, .pidfd = -1, .done_fd = -1 };
 	struct timespec real;
-	const char *file;
 	sigset_t saved;
 	uint64_t mono;
 	bool no_xp = false;
@@ -1970,18 +2023,18 @@ int cmd_record(int argc, char *argv[])
 	mono = r.t_start = now_ns();
 	r.real0 = real.tv_sec * 1000000000LL + real.tv_nsec;
 	r.mono0 = mono;
-	if (r.every_on)
-		snprintf(r.scratch, sizeof(r.scratch), "%s/" CP_EVERY_SCRATCH, r.output, 0);
-
-	file = r.every_on ? r.scratch : r.output;
-	err = cp_rec_create(&r.w, file);
+	err = r.every_on ? cp_rec_create_mem(&r.w, EVERY_FIRST_LEN) : cp_rec_create(&r.w, r.output);
 	if (!err)
 		err = write_meta(&r, &real, mono);
 	if (err || r.early_err) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", r.prog, file,
-			strerror(-(err ? err : r.early_err)));
+		if (r.every_on)
+			fprintf(stderr, "%s: cannot record interval 0: %s\n", r.prog,
+				strerror(-(err ? err : r.early_err)));
+		else
+			fprintf(stderr, "%s: cannot write %s: %s\n", r.prog, r.output,
+				strerror(-(err ? err : r.early_err)));
 		cp_nl_session_stop(&r.nl);
-		if (r.w.f)
+		if (cp_rec_writing(&r.w))
 			cp_rec_finish(&r.w);
 		goto out_reap;
 	}

@@ -19,12 +19,38 @@
 #define HDR_SIZE	sizeof(struct causalprof_record_hdr)
 #define ALIGN8(n)	(((n) + 7) & ~(size_t)7)
 
+/* Room for @len more bytes in memory: twice what it had, or what it needs. */
+static int mem_room(struct cp_rec_writer *w, size_t len)
+{
+	size_t cap = w->cap;
+	unsigned char *mem;
+
+	if (len <= cap - w->off)
+		return 0;
+	while (cap - w->off < len) {
+		if (cap > SIZE_MAX / 2)
+			return -EFBIG;
+		cap *= 2;
+	}
+	mem = realloc(w->mem, cap);
+	if (!mem)
+		return -ENOMEM;
+	w->mem = mem;
+	w->cap = cap;
+	return 0;
+}
+
 static int write_all(struct cp_rec_writer *w, const void *p, size_t len)
 {
 	if (w->err)
 		return w->err;
 	errno = 0;
-	if (len && fwrite(p, 1, len, w->f) != len) {
+	if (!w->f) {
+		w->err = mem_room(w, len);
+		if (w->err)
+			return w->err;
+		memcpy(w->mem + w->off, p, len);
+	} else if (len && fwrite(p, 1, len, w->f) != len) {
 		w->err = errno ? -errno : -EIO;
 		return w->err;
 	}
@@ -32,19 +58,34 @@ static int write_all(struct cp_rec_writer *w, const void *p, size_t len)
 	return 0;
 }
 
-int cp_rec_create(struct cp_rec_writer *w, const char *path)
+static int put_header(struct cp_rec_writer *w)
 {
 	struct cp_rec_file_hdr fh = {
 		.version = CP_REC_VERSION,
 		.hdr_size = sizeof(fh),
 	};
 
-	memset(w, 0, sizeof(*w));
 	memcpy(fh.magic, CP_REC_MAGIC, sizeof(fh.magic));
+	return write_all(w, &fh, sizeof(fh));
+}
+
+int cp_rec_create(struct cp_rec_writer *w, const char *path)
+{
+	memset(w, 0, sizeof(*w));
 	w->f = fopen(path, "we");
 	if (!w->f)
 		return -errno;
-	return write_all(w, &fh, sizeof(fh));
+	return put_header(w);
+}
+
+int cp_rec_create_mem(struct cp_rec_writer *w, size_t size)
+{
+	memset(w, 0, sizeof(*w));
+	w->cap = size > sizeof(struct cp_rec_file_hdr) ? size : 4096;
+	w->mem = malloc(w->cap);
+	if (!w->mem)
+		return -ENOMEM;
+	return put_header(w);
 }
 
 int cp_rec_putv(struct cp_rec_writer *w, uint16_t type, uint16_t flags,
@@ -85,6 +126,11 @@ int cp_rec_finish(struct cp_rec_writer *w)
 {
 	int err;
 
+	if (!w->f) {
+		free(w->mem);
+		w->mem = NULL;
+		return w->err;
+	}
 	errno = 0;
 	if (fflush(w->f) && !w->err)
 		w->err = errno ? -errno : -EIO;
@@ -93,6 +139,16 @@ int cp_rec_finish(struct cp_rec_writer *w)
 		w->err = err;
 	w->f = NULL;
 	return w->err;
+}
+
+int cp_rec_finish_mem(struct cp_rec_writer *w, void **data, size_t *len)
+{
+	if (w->err)
+		return cp_rec_finish(w);
+	*data = w->mem;
+	*len = w->off;
+	w->mem = NULL;
+	return 0;
 }
 
 int cp_rec_check(const void *p, size_t avail, uint32_t *size)

@@ -98,22 +98,42 @@ struct cp_rec_perfmap {
 	char text[];			/* the file, then NUL padding */
 };
 
-/* Writing: every function returns 0 or the first error so far, -errno. */
+/*
+ * Writing, to a file or to memory: every function returns 0 or the first
+ * error so far, -errno.
+ */
 struct cp_rec_writer {
-	FILE *f;
+	FILE *f;			/* NULL: to mem */
+	unsigned char *mem;		/* malloc()ed, cap bytes */
+	size_t cap;
 	uint64_t off;			/* bytes written */
 	int err;			/* sticky */
 };
 
 int cp_rec_create(struct cp_rec_writer *w, const char *path);
+/* A recording in memory, with room for @size bytes to start with. */
+int cp_rec_create_mem(struct cp_rec_writer *w, size_t size);
+/* Created and not finished yet. */
+static inline bool cp_rec_writing(const struct cp_rec_writer *w)
+{
+	return w->f || w->mem;
+}
 /* One record of @type: the header, then the parts of @iov, then padding. */
 int cp_rec_putv(struct cp_rec_writer *w, uint16_t type, uint16_t flags,
 		const struct iovec *iov, int iovcnt);
 int cp_rec_put(struct cp_rec_writer *w, uint16_t type, const void *data, size_t len);
 /* Records framed already (checked with cp_rec_check()), copied as they are. */
 int cp_rec_put_raw(struct cp_rec_writer *w, const void *recs, size_t len);
-/* Flushes and closes; returns the first error of the whole file. */
+/*
+ * Flushes and closes; returns the first error of the whole file. A
+ * recording in memory is freed.
+ */
 int cp_rec_finish(struct cp_rec_writer *w);
+/*
+ * Finishes a recording in memory: 0 and its bytes in *@data (the caller's
+ * to free()) and *@len, or the first error (the bytes freed).
+ */
+int cp_rec_finish_mem(struct cp_rec_writer *w, void **data, size_t *len);
 
 /*
  * The record at @p, of which @avail bytes are present: 0 if it is whole

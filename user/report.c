@@ -1187,6 +1187,7 @@ static int write_one(struct report *r, unsigned int i, int only)
 		.labels = r->o->labels,
 		.comments = comments,
 		.values = values,
+		.gz = r->o->gz,
 	};
 	bool to_stdout = !strcmp(ev->path, "-"), regular;
 	struct stat st;
@@ -1367,7 +1368,7 @@ int cp_report(const struct cp_report_opts *o, struct cp_rec_reader *rd)
 			goto out_nomem;
 	}
 	cp_resolve_init(&r->res, &r->prof, &r->replay, o->sym ? o->ks : r->ks, r->sym,
-			o->labels);
+			o->labels, !o->pprof);
 	for (i = 0; i < r->nr_perfmaps; i++) {
 		const struct cp_rec_perfmap *pm = cp_rec_perfmap(r->perfmaps[i], &text, &len);
 

@@ -16,6 +16,8 @@
 #include "symbolize.h"
 #include "top.h"
 
+struct cp_pprof_gz;
+
 struct cp_report_opts {
 	const char *prog;	/* for messages: "cprof report" */
 	const char *input;	/* the recording's name, for messages */
@@ -43,6 +45,7 @@ struct cp_report_opts {
 	 */
 	struct cp_symbolizer *sym;
 	const struct cp_ksyms *ks;
+	struct cp_pprof_gz *gz;	/* the caller's gzip stream, or NULL */
 	FILE *out;		/* the text view */
 	FILE *err;		/* errors and warnings */
 };

@@ -8,6 +8,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "ksyms.h"
+#include "pprof.h"
 #include "reporter.h"
 
 /*
@@ -26,7 +28,7 @@
  */
 #define WAITING_SPAN_NS	60000000000ULL
 #define MAX_WAITING	128
-/* Free memory malloc may keep between reports before it is given back. */
+/* What cprof's resident size may grow by between two trims of malloc's free memory. */
 #define TRIM_SLACK	(8 << 20)
 
 struct cp_reporter {
@@ -44,9 +46,32 @@ struct cp_reporter {
 	/* The thread's own */
 	struct cp_symbolizer *sym;
 	struct cp_ksyms *ks;
+	struct cp_pprof_gz *gz;
 	char *modules;		/* /proc/modules when kallsyms was read */
 	size_t modules_len;
+	size_t trimmed_rss;	/* the resident size after the last trim, bytes */
 };
+
+/* This process's resident size in bytes, from /proc/self/statm; 0 if unknown. */
+static size_t resident(void)
+{
+	unsigned long pages, rss;
+	char buf[128];
+	ssize_t n;
+	int fd;
+
+	fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lu %lu", &pages, &rss) != 2)
+		return 0;
+	return rss * (size_t)sysconf(_SC_PAGESIZE);
+}
 
 static double thread_cpu(void)
 {
@@ -94,25 +119,31 @@ static void report(struct cp_reporter *rp, struct cp_every_interval *iv)
 {
 	double cpu = thread_cpu();
 	struct cp_sym_stats sst;
+	size_t rss;
 	int ret;
 
 	if (rp->symbolize)
 		refresh_ksyms(rp);
-	ret = cp_every_write(rp->e, iv, rp->sym, rp->ks);
-	unlink(iv->path);
-	free(iv->path);
-	iv->path = NULL;
+	ret = cp_every_write(rp->e, iv, rp->sym, rp->ks, rp->gz);
+	free(iv->data);
+	iv->data = NULL;
 	if (cp_sym_trim(rp->sym))
 		fprintf(stderr, "%s: out of memory: the symbols kept were dropped\n", rp->e->prog);
 	cp_sym_get_stats(rp->sym, &sst);
 	/*
-	 * What the report allocated goes back to the system once it adds up:
-	 * malloc keeps freed memory, so cprof's RSS would stay that of its
-	 * largest interval (see also cp_every_init()). Not at every report:
-	 * what it gives back is faulted in again by the next.
+	 * What the reports allocated goes back to the system once cprof's
+	 * resident size has grown by TRIM_SLACK since the last trim: malloc
+	 * keeps freed memory, so cprof's RSS would stay that of its largest
+	 * interval (see also cp_every_init()). Not at every report, nor
+	 * whenever much is free (freed memory given back still counts as
+	 * free): what a trim gives back, the next reports fault in again, a
+	 * page at a time.
 	 */
-	if (mallinfo2().fordblks > TRIM_SLACK)
+	rss = resident();
+	if (rss > rp->trimmed_rss + TRIM_SLACK) {
 		malloc_trim(0);
+		rp->trimmed_rss = resident();
+	}
 	cpu = thread_cpu() - cpu;
 
 	pthread_mutex_lock(&rp->lock);
@@ -164,7 +195,10 @@ int cp_reporter_start(struct cp_reporter **rpp, struct cp_every *e, bool symboli
 	rp->max = WAITING_SPAN_NS / e->interval_ns;
 	rp->max = rp->max < 1 ? 1 : rp->max > MAX_WAITING ? MAX_WAITING : rp->max;
 	rp->sym = cp_sym_new(NULL, stderr);
-	if (!rp->sym) {
+	rp->gz = cp_pprof_gz_new();
+	if (!rp->sym || !rp->gz) {
+		cp_sym_free(rp->sym);
+		cp_pprof_gz_free(rp->gz);
 		free(rp);
 		return -ENOMEM;
 	}
@@ -178,6 +212,7 @@ int cp_reporter_start(struct cp_reporter **rpp, struct cp_every *e, bool symboli
 		pthread_cond_destroy(&rp->cond);
 		pthread_mutex_destroy(&rp->lock);
 		cp_sym_free(rp->sym);
+		cp_pprof_gz_free(rp->gz);
 		free(rp);
 		return -err;
 	}
@@ -202,12 +237,11 @@ int cp_reporter_submit(struct cp_reporter *rp, const struct cp_every_interval *i
 	waiting = rp->nr;
 	pthread_cond_signal(&rp->cond);
 	pthread_mutex_unlock(&rp->lock);
-	if (!old.path)
+	if (!old.data)
 		return 0;
 	fprintf(stderr, "%s: interval %u (%.3f s) skipped: %u intervals were waiting for the reports when interval %u ended (%u skipped so far)\n",
 		rp->e->prog, old.index, old.duration_ns / 1e9, waiting, iv->index, skipped);
-	unlink(old.path);
-	free(old.path);
+	free(old.data);
 	return 1;
 }
 
@@ -226,6 +260,7 @@ void cp_reporter_stop(struct cp_reporter *rp, struct cp_reporter_stats *st)
 	pthread_mutex_destroy(&rp->lock);
 	cp_sym_free(rp->sym);
 	cp_ksyms_free(rp->ks);
+	cp_pprof_gz_free(rp->gz);
 	free(rp->modules);
 	free(rp);
 }

@@ -10,8 +10,9 @@
  * the next at once. One report runs at a time; intervals wait for it in
  * order, as many as span a minute (at least one): the first report, which
  * reads every file's symbols, is caught up on. When that many wait, the
- * oldest is skipped for the newest: its recording removed, the skip
- * counted and said on stderr. Intervals are never merged.
+ * oldest is skipped for the newest: its recording freed, the skip
+ * counted and said on stderr. Intervals are never merged. Intervals wait
+ * in memory: a minute of records at most, in this process.
  *
  * Between reports the thread keeps what naming needs: the symbolizer's
  * files, tables and names (bounded by a cap, user/symbolize.h) and the
@@ -46,8 +47,8 @@ struct cp_reporter_stats {
  */
 int cp_reporter_start(struct cp_reporter **rp, struct cp_every *e, bool symbolize, size_t cap);
 /*
- * Hands @iv over (iv->path is taken, and the file removed once reported
- * or skipped). Returns 0, or 1 when the oldest interval waiting was
+ * Hands @iv over (iv->data is taken, and freed once reported or
+ * skipped). Returns 0, or 1 when the oldest interval waiting was
  * skipped for it (said).
  */
 int cp_reporter_submit(struct cp_reporter *rp, const struct cp_every_interval *iv);

@@ -57,6 +57,11 @@ int cp_req_session_start(struct nl_msg *msg, uint32_t flags, uint32_t target_pid
 	return 0;
 }
 
+int cp_req_drain_ms(struct nl_msg *msg, uint32_t ms)
+{
+	return put_u32(msg, CAUSALPROF_A_DRAIN_MS, ms);
+}
+
 int cp_req_go_labels(struct nl_msg *msg, uint32_t format, int32_t tls_g, uint32_t g_m,
 		     uint32_t m_curg, uint32_t g_labels)
 {

@@ -35,6 +35,8 @@ struct cp_req_event {
  */
 int cp_req_session_start(struct nl_msg *msg, uint32_t flags, uint32_t target_pid,
 			 uint32_t agg_entries, const struct cp_req_event *evs, unsigned int nr);
+/* SESSION_START's CAUSALPROF_A_DRAIN_MS, the session's drain period; 0: left out. */
+int cp_req_drain_ms(struct nl_msg *msg, uint32_t ms);
 /* SESSION_START's CAUSALPROF_A_GO_LABELS: where a Go target keeps its labels. */
 int cp_req_go_labels(struct nl_msg *msg, uint32_t format, int32_t tls_g, uint32_t g_m,
 		     uint32_t m_curg, uint32_t g_labels);

@@ -51,7 +51,7 @@ struct raw_key {
 };
 
 void cp_resolve_init(struct cp_resolver *r, struct cp_profile *prof, struct cp_replay *replay,
-		     const struct cp_ksyms *ks, struct cp_symbolizer *sym, bool labels)
+		     const struct cp_ksyms *ks, struct cp_symbolizer *sym, bool labels, bool text)
 {
 	memset(r, 0, sizeof(*r));
 	r->prof = prof;
@@ -59,6 +59,7 @@ void cp_resolve_init(struct cp_resolver *r, struct cp_profile *prof, struct cp_r
 	r->ks = ks;
 	r->sym = sym;
 	r->labels = labels;
+	r->text = text;
 	r->lost_loc = -1;
 	r->anon_file = -1;
 	cp_htab_init(&r->raw_index);
@@ -296,7 +297,7 @@ static int64_t user_location(struct cp_resolver *r, struct cp_proc *p, uint64_t 
 		n = jit_line(r, p->pid, addr, lines);
 	if (n < 0)
 		return n;
-	if (!n && map && !anon) {
+	if (!n && map && !anon && r->text) {
 		name = unknown_name(r, map, addr);
 		if (name < 0)
 			return name;

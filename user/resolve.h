@@ -34,6 +34,7 @@ struct cp_resolver {
 	const struct cp_ksyms *ks;	/* NULL: kernel frames stay unnamed */
 	struct cp_symbolizer *sym;
 	bool labels;			/* samples carry pid, tid and comm */
+	bool text;			/* for a text view: unknown code named FILE+0xOFF */
 
 	uint32_t *kmaps;		/* profile mapping + 1, by kernel module */
 	unsigned int nr_kmaps;
@@ -54,8 +55,12 @@ struct cp_resolver {
 	uint32_t *locs;			/* scratch: a stack's locations */
 };
 
+/*
+ * @text: the profile is for a text view, which names code no function
+ * names FILE+0xOFFSET (pprof keeps the address and names it itself).
+ */
 void cp_resolve_init(struct cp_resolver *r, struct cp_profile *prof, struct cp_replay *replay,
-		     const struct cp_ksyms *ks, struct cp_symbolizer *sym, bool labels);
+		     const struct cp_ksyms *ks, struct cp_symbolizer *sym, bool labels, bool text);
 void cp_resolve_free(struct cp_resolver *r);
 /*
  * The perf map of process @pid (/tmp/perf-PID.map, @len bytes of @text,

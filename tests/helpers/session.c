@@ -126,6 +126,13 @@ int cp_nl_start_agg(struct cp_nl *nl, uint32_t pid, uint32_t flags,
 		    const struct cp_req_event *evs, unsigned int nr, uint32_t entries,
 		    uint64_t *id)
 {
+	return cp_nl_start_drain(nl, pid, flags, evs, nr, entries, 0, id);
+}
+
+int cp_nl_start_drain(struct cp_nl *nl, uint32_t pid, uint32_t flags,
+		      const struct cp_req_event *evs, unsigned int nr, uint32_t entries,
+		      uint32_t drain_ms, uint64_t *id)
+{
 	char reply[256] __attribute__((aligned(NLA_ALIGNTO)));
 	const struct nlattr *tb[CAUSALPROF_A_MAX + 1];
 	struct nl_msg *msg = new_msg();
@@ -133,9 +140,10 @@ int cp_nl_start_agg(struct cp_nl *nl, uint32_t pid, uint32_t flags,
 
 	if (!msg)
 		return -ENOMEM;
-	ret = send_built(nl, CAUSALPROF_CMD_SESSION_START, msg,
-			 cp_req_session_start(msg, flags, pid, entries, evs, nr), reply,
-			 sizeof(reply));
+	ret = cp_req_session_start(msg, flags, pid, entries, evs, nr);
+	if (!ret)
+		ret = cp_req_drain_ms(msg, drain_ms);
+	ret = send_built(nl, CAUSALPROF_CMD_SESSION_START, msg, ret, reply, sizeof(reply));
 	if (ret < 0)
 		return ret;
 	ret = cp_nla_parse(tb, CAUSALPROF_A_MAX, reply, ret);

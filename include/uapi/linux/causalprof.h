@@ -71,6 +71,11 @@
  *                  (rounded up to a power of two; default 1024); its stack
  *                  set holds 8 times as many stacks. Out of range, or
  *                  without the flag: -EINVAL
+ *     CAUSALPROF_A_DRAIN_MS: NLA_U32, optional, 1 to 60000: the session's
+ *                  rings drain every N ms instead of every drain_ms (the
+ *                  module parameter); whatever the period, a ring half
+ *                  full drains at once, and CAUSALPROF_CMD_FLUSH drains
+ *                  them when the owner asks. Out of range: -EINVAL
  *     CAUSALPROF_A_GO_LABELS: NLA_NESTED, optional, not with SYSTEM_WIDE:
  *                  the target is a Go program (linux/amd64) and its
  *                  samples carry the pprof labels of the goroutine that
@@ -162,6 +167,16 @@
  * message naming the attribute ("CAUSALPROF_EXP_A_SPEEDUP is above 1000 per
  * mille", "CAUSALPROF_RANGE_A_END is not above CAUSALPROF_RANGE_A_START",
  * "more than 16 CAUSALPROF_EXP_A_RANGE (CAUSALPROF_MAX_RANGES)", ...).
+ *
+ * CAUSALPROF_CMD_FLUSH (control, owner only)
+ *   Drains the session's rings now: the records of the samples and events
+ *   taken before the request (the count tables' so far, in an aggregated
+ *   session) are queued on the owner's socket before the request's ack, so
+ *   that an owner that cuts the stream at a point in time (cprof record
+ *   --every) needs no periodic drain to find them. -ENOBUFS when the
+ *   owner's receive queue could not take them all (the rest follows with
+ *   the later drains); -ENOENT without a session, -EPERM from any socket
+ *   but the owner's (a session started through /proc has none).
  *
  * CAUSALPROF_CMD_EXPERIMENT_START (control, owner only)
  *     CAUSALPROF_A_EXPERIMENT: NLA_NESTED, required
@@ -299,6 +314,7 @@ enum causalprof_cmd {
 	CAUSALPROF_CMD_PROGRESS_ADD,
 	CAUSALPROF_CMD_PROGRESS_DEL,
 	CAUSALPROF_CMD_GO_HOOKS,
+	CAUSALPROF_CMD_FLUSH,
 	__CAUSALPROF_CMD_MAX
 };
 #define CAUSALPROF_CMD_MAX (__CAUSALPROF_CMD_MAX - 1)
@@ -347,6 +363,7 @@ enum causalprof_attr {
 	CAUSALPROF_A_AGG_ENTRIES,
 	CAUSALPROF_A_GO_LABELS,
 	CAUSALPROF_A_GO_HOOKS,
+	CAUSALPROF_A_DRAIN_MS,
 	__CAUSALPROF_A_LAST
 };
 #define CAUSALPROF_A_MAX (__CAUSALPROF_A_LAST - 1)
