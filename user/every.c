@@ -98,7 +98,7 @@ void cp_every_free(struct cp_every *e)
 		free(e->carry[i].rec);
 	free(e->carry);
 	e->carry = NULL;
-	e->nr = e->cap = e->carry_bytes = 0;
+	e->nr = e->cap = e->carry_bytes = e->stack_bytes = 0;
 }
 
 static int carry(struct cp_every *e, const struct causalprof_record_hdr *h, uint32_t pid,
@@ -114,6 +114,8 @@ static int carry(struct cp_every *e, const struct causalprof_record_hdr *h, uint
 	memcpy(copy, h, h->size);
 	e->carry[e->nr++] = (struct cp_carried){ .rec = copy, .pid = pid, .tid = tid };
 	e->carry_bytes += h->size;
+	if (h->type == CAUSALPROF_REC_STACK)
+		e->stack_bytes += h->size;
 	return 0;
 }
 
@@ -245,14 +247,20 @@ static void prune_carry(struct cp_every *e)
 	size_t i, n = 0;
 
 	for (i = 0; i < e->nr; i++) {
+		const struct causalprof_record_hdr *h = e->carry[i].rec;
+
 		if (e->carry[i].dead && e->carry[i].dead <= e->index) {
-			e->carry_bytes -= ((struct causalprof_record_hdr *)e->carry[i].rec)->size;
+			e->carry_bytes -= h->size;
+			if (h->type == CAUSALPROF_REC_STACK)
+				e->stack_bytes -= h->size;
 			free(e->carry[i].rec);
 			continue;
 		}
 		e->carry[n++] = e->carry[i];
 	}
 	e->nr = n;
+	if (e->carry_bytes > e->carry_peak)
+		e->carry_peak = e->carry_bytes;
 	/* Give back what a burst of processes made it grow to. */
 	if (e->cap > 64 && e->nr < e->cap / 4) {
 		struct cp_carried *less = realloc(e->carry, e->cap / 2 * sizeof(*less));

@@ -48,7 +48,9 @@ struct cp_every {
 	unsigned int index;	/* of the current interval, from 0 */
 	struct cp_carried *carry;
 	size_t nr, cap;
-	size_t carry_bytes;
+	size_t carry_bytes;	/* what the carry holds now */
+	size_t stack_bytes;	/* of that, STACK records */
+	size_t carry_peak;	/* the most carry_bytes was after a prune */
 };
 
 /* A finished interval: its recording, its start (real time) and length. */

@@ -1829,7 +1829,9 @@ static void every_summary(const struct record *r)
 			st->sym.files, st->sym.bytes / 1048576.0, r->sym_cache / 1048576.0,
 			st->sym.opens, st->sym.evictions, st->kallsyms_reads);
 	if (st->reports)
-		fputs("\n", stderr);
+		fprintf(stderr, "; carried from interval to interval: %.1f MiB, %.1f MiB of it stacks (at most %.1f MiB)\n",
+			r->every.carry_bytes / 1048576.0, r->every.stack_bytes / 1048576.0,
+			r->every.carry_peak / 1048576.0);
 	if (r->late_cuts)
 		fprintf(stderr, "%s: warning: %u intervals were cut late (cprof was held up): each says how long it lasted\n",
 			r->prog, r->late_cuts);

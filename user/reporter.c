@@ -50,6 +50,7 @@ struct cp_reporter {
 	char *modules;		/* /proc/modules when kallsyms was read */
 	size_t modules_len;
 	size_t trimmed_rss;	/* the resident size after the last trim, bytes */
+	uint64_t let_go;	/* files evicted and names dropped at the last trim */
 };
 
 /* This process's resident size in bytes, from /proc/self/statm; 0 if unknown. */
@@ -137,12 +138,16 @@ static void report(struct cp_reporter *rp, struct cp_every_interval *iv)
 	 * interval (see also cp_every_init()). Not at every report, nor
 	 * whenever much is free (freed memory given back still counts as
 	 * free): what a trim gives back, the next reports fault in again, a
-	 * page at a time.
+	 * page at a time. But always when the cache let symbols go for its
+	 * cap: what it keeps is then what cprof holds, and the cap bounds
+	 * the resident size, not a sawtooth TRIM_SLACK high above it.
 	 */
 	rss = resident();
-	if (rss > rp->trimmed_rss + TRIM_SLACK) {
+	if (rss > rp->trimmed_rss + TRIM_SLACK ||
+	    sst.evictions + sst.names_dropped != rp->let_go) {
 		malloc_trim(0);
 		rp->trimmed_rss = resident();
+		rp->let_go = sst.evictions + sst.names_dropped;
 	}
 	cpu = thread_cpu() - cpu;
 
