@@ -417,13 +417,15 @@ out_unlock:
  */
 static int attach_task(const struct cp_owner *who, struct task_struct *task)
 {
-	bool ok;
+	bool ok, gone;
 
 	if (!task)
 		return -ESRCH;
 	ok = cp_may_attach(who, task);
+	/* ptrace_attach() refuses a task that exits too: that is not a matter of rights. */
+	gone = READ_ONCE(task->exit_state) || (READ_ONCE(task->flags) & PF_EXITING);
 	put_task_struct(task);
-	return ok ? 0 : -EPERM;
+	return ok ? 0 : gone ? -ESRCH : -EPERM;
 }
 
 /*

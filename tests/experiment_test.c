@@ -509,6 +509,14 @@ static void dead_range(FIXTURE_DATA(exp) *self, struct req *q)
 	put_range(q, cp_dead_pid(), self->c.start, self->c.end);
 }
 
+/* A process that has exited and is not reaped yet: its pid still finds it. */
+static pid_t zombie;
+
+static void zombie_range(FIXTURE_DATA(exp) *self, struct req *q)
+{
+	put_range(q, zombie, self->c.start, self->c.end);
+}
+
 /* A range with an attribute type the policy does not know (above the max). */
 static void unknown_in_range(FIXTURE_DATA(exp) *self, struct req *q)
 {
@@ -578,6 +586,18 @@ TEST_F(exp, bad_requests)
 	EXPECT_BAD(-EINVAL, "RANGE_A_END", bad_start(self, 500, 1, empty_range));
 	EXPECT_BAD(-EINVAL, "RANGE_A_", bad_start(self, 500, 0, range_without_end));
 	EXPECT_BAD(-ESRCH, "RANGE_A_PID", bad_start(self, 500, 1, dead_range));
+	/* exited: refused as gone, not as a matter of ptrace rights */
+	zombie = fork();
+	ASSERT_LE(0, zombie);
+	if (!zombie)
+		_exit(0);
+	{
+		siginfo_t si;
+
+		ASSERT_EQ(0, waitid(P_PID, zombie, &si, WEXITED | WNOWAIT));
+	}
+	EXPECT_BAD(-ESRCH, "exited", bad_start(self, 500, 1, zombie_range));
+	ASSERT_EQ(zombie, waitpid(zombie, NULL, 0));
 	EXPECT_BAD(-EINVAL, "RANGE", bad_start(self, 500, CAUSALPROF_MAX_RANGES + 1, NULL));
 	for (i = 0; i < CAUSALPROF_MAX_RANGES + 1; i++)
 		many[i] = hit_range(self);
