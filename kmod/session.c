@@ -31,6 +31,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/spinlock.h>
 #include <linux/threads.h>
@@ -422,8 +423,14 @@ static int attach_task(const struct cp_owner *who, struct task_struct *task)
 	if (!task)
 		return -ESRCH;
 	ok = cp_may_attach(who, task);
-	/* ptrace_attach() refuses a task that exits too: that is not a matter of rights. */
-	gone = READ_ONCE(task->exit_state) || (READ_ONCE(task->flags) & PF_EXITING);
+	/*
+	 * ptrace_attach() refuses a task that exits too: when its whole
+	 * process is going, that is not a matter of rights. A leader that
+	 * exited alone (a zombie whose threads run on) is still refused as
+	 * one, as hostile2_test's zombie_leader checks.
+	 */
+	gone = (READ_ONCE(task->signal->flags) & SIGNAL_GROUP_EXIT) ||
+	       !atomic_read(&task->signal->live);
 	put_task_struct(task);
 	return ok ? 0 : gone ? -ESRCH : -EPERM;
 }

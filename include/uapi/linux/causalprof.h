@@ -155,8 +155,9 @@
  * for perf's events that change their target, they need the right to
  * ptrace-attach the session's target (same uid, dumpable and no
  * permitted capability the caller lacks, or CAP_SYS_PTRACE; never a
- * kernel thread), else -EPERM; -ESRCH once it has exited or while it
- * exits (a zombie too). A system-wide session's targets are every task: CAP_SYS_ADMIN
+ * kernel thread, or a process whose leader alone has exited), else
+ * -EPERM; -ESRCH once the process has exited or while all of it exits.
+ * A system-wide session's targets are every task: CAP_SYS_ADMIN
  * or CAP_SYS_PTRACE. The extack message of an -EPERM says which rule
  * applied ("only the session's owner may do this", "the session is
  * controlled through /proc", "no right to ptrace-attach the session's
@@ -188,8 +189,9 @@
  *                                 addresses these are, in the caller's
  *                                 pid namespace, turned into its thread
  *                                 group id (-ESRCH if there is none,
- *                                 or it exits or has exited; -EPERM
- *                                 without the right to ptrace-attach it)
+ *                                 or all of it exits or has exited;
+ *                                 -EPERM without the right to
+ *                                 ptrace-attach it)
  *         CAUSALPROF_RANGE_A_START: NLA_U64, required, first address
  *         CAUSALPROF_RANGE_A_END: NLA_U64, required, one past the last
  *                                 address (above START)
