@@ -574,6 +574,7 @@ TEST_F(exp, bad_requests)
 	struct causalprof_exp_range many[CAUSALPROF_MAX_RANGES + 1];
 	char attr[16] __attribute__((aligned(4)));
 	uint32_t flags = 0;
+	siginfo_t si;
 	size_t i, len;
 
 	ASSERT_EQ(0, spawn(self, "spin", "0"));
@@ -591,11 +592,7 @@ TEST_F(exp, bad_requests)
 	ASSERT_LE(0, zombie);
 	if (!zombie)
 		_exit(0);
-	{
-		siginfo_t si;
-
-		ASSERT_EQ(0, waitid(P_PID, zombie, &si, WEXITED | WNOWAIT));
-	}
+	ASSERT_EQ(0, waitid(P_PID, zombie, &si, WEXITED | WNOWAIT));
 	EXPECT_BAD(-ESRCH, "exited", bad_start(self, 500, 1, zombie_range));
 	ASSERT_EQ(zombie, waitpid(zombie, NULL, 0));
 	EXPECT_BAD(-EINVAL, "RANGE", bad_start(self, 500, CAUSALPROF_MAX_RANGES + 1, NULL));
