@@ -102,14 +102,6 @@ FIXTURE_TEARDOWN(exp)
 		TH_LOG("the kernel warned or oopsed: tainted %#llx", (unsigned long long)taint);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static int exp_read(struct exp_info *e)
 {
 	const struct {
@@ -287,15 +279,15 @@ TEST_F(exp, record)
 
 	ASSERT_EQ(0, spawn(self, "spin", "0"));
 	ASSERT_EQ(0, session_start(&self->nl, self->c.pid)) TH_LOG("%s", self->nl.extack);
-	t0 = mono_ns();
+	t0 = cp_now_ns();
 	ASSERT_EQ(0, experiment_start(self, 500)) TH_LOG("%s", self->nl.extack);
-	t1 = mono_ns();
+	t1 = cp_now_ns();
 	ASSERT_EQ(0, cp_nl_pump(&self->nl, 2000));
 	ASSERT_EQ(0, exp_read(&before));
 	ASSERT_STREQ("running", before.state);
-	t2 = mono_ns();
+	t2 = cp_now_ns();
 	ASSERT_EQ(0, cp_nl_experiment_stop(&self->nl)) TH_LOG("%s", self->nl.extack);
-	t3 = mono_ns();
+	t3 = cp_now_ns();
 	ASSERT_EQ(0, exp_read(&self->info));
 	ASSERT_STREQ("stopped", self->info.state);
 	ASSERT_EQ(0, cp_nl_wait_experiments(&self->nl, 1, CP_WAIT_MS));
@@ -954,7 +946,7 @@ TEST_F_TIMEOUT(exp, progress_record, 120)
 	ASSERT_EQ(0, cp_prog_cmd(&p, "begin", NULL, 0));
 
 	range = (struct causalprof_exp_range){ .pid = p.pid, .start = p.tp, .end = p.tp + 1 };
-	t0 = mono_ns();
+	t0 = cp_now_ns();
 	ASSERT_EQ(0, cp_nl_experiment_start(&self->nl, 0, &range, 1)) TH_LOG("%s", self->nl.extack);
 	ASSERT_EQ(0, cp_prog_call(&p, 2345, 1));
 	ASSERT_EQ(0, exp_read(&self->info));
@@ -976,15 +968,15 @@ TEST_F_TIMEOUT(exp, progress_record, 120)
 	ASSERT_EQ(0, cp_prog_call(&p, 1500, 1));
 
 	/* the interval begun before, then ten more of two threads */
-	t_end0 = mono_ns();
+	t_end0 = cp_now_ns();
 	ASSERT_EQ(0, cp_prog_cmd(&p, "end", NULL, 0));
-	t_end1 = mono_ns();
+	t_end1 = cp_now_ns();
 	ASSERT_EQ(0, cp_prog_cmd(&p, "lat 2 5 3", reply, sizeof(reply)));
 	ASSERT_EQ(3, sscanf(reply, "lat %ld %" SCNd64 " %" SCNd64, &pairs, &inner, &outer));
 	ASSERT_EQ(10, pairs);
 
 	ASSERT_EQ(0, cp_nl_experiment_stop(&self->nl)) TH_LOG("%s", self->nl.extack);
-	t3 = mono_ns();
+	t3 = cp_now_ns();
 	ASSERT_EQ(0, exp_read(&self->info));
 	ASSERT_EQ(0, cp_nl_wait_experiments(&self->nl, 1, CP_WAIT_MS));
 	e = only_experiment(&self->stream);

@@ -395,8 +395,9 @@ int cp_exp_task(const char *text, pid_t tid, int64_t *local, int64_t *paid, int 
 int cp_peek(pid_t pid, uint64_t addr, void *buf, size_t len);
 int cp_peek_u64(pid_t pid, uint64_t addr, uint64_t *val);
 
-/* CLOCK_MONOTONIC in milliseconds, and a sleep of ms (util.c). */
+/* CLOCK_MONOTONIC in milliseconds and in nanoseconds, and a sleep of ms (util.c). */
 int64_t cp_now_ms(void);
+uint64_t cp_now_ns(void);
 void cp_sleep_ms(int ms);
 
 /* The median of n values; sorts them (util.c). */

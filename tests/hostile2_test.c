@@ -422,7 +422,11 @@ TEST_F_TIMEOUT(hostile2, tgid_reuse, 240)
 		started++;
 		ASSERT_EQ(t, waitpid(t, NULL, 0));
 		ASSERT_EQ(0, next_pid(t));
-		reused_ns = cp_now_ms() * 1000000;
+		/*
+		 * To the nanosecond: the target's last samples, taken as it
+		 * exited, may fall in the millisecond before this one.
+		 */
+		reused_ns = cp_now_ns();
 		reuse = fork();
 		ASSERT_LE(0, reuse);
 		if (!reuse) {

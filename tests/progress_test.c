@@ -71,14 +71,6 @@ FIXTURE_TEARDOWN(progress)
 		TH_LOG("the kernel warned or oopsed: tainted %#llx", (unsigned long long)taint);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* "progress add" of a throughput point at off in file. */
 static int add_tp(int id, const char *file, uint64_t off)
 {
@@ -283,13 +275,13 @@ TEST_F(progress, latency_area)
 
 	/* One in flight: each snapshot integrates up to its own instant. */
 	ASSERT_EQ(0, cp_prog_cmd(&self->a, "begin", NULL, 0));
-	ta = now_ns();
+	ta = cp_now_ns();
 	a1 = pp(_metadata, 2, "area_ns");
-	tb = now_ns();
+	tb = cp_now_ns();
 	usleep(200000);
-	tc = now_ns();
+	tc = cp_now_ns();
 	a2 = pp(_metadata, 2, "area_ns");
-	td = now_ns();
+	td = cp_now_ns();
 	ASSERT_EQ(1, pp(_metadata, 2, "inflight"));
 	ASSERT_LE(tc - tb, a2 - a1);
 	ASSERT_LE(a2 - a1, td - ta);
