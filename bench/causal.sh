@@ -325,7 +325,7 @@ if [ "${COZ:-1}" != 0 ] && command -v coz > /dev/null && command -v node > /dev/
 fi
 
 echo "RESULT "
-echo "RESULT ## Causal accuracy on ground truths (${BENCH_DATE:-$(date -u '+%Y-%m-%dT%H:%MZ')}, \`make bench BENCH=causal\`, bench/causal.sh)"
+echo "RESULT ## Causal accuracy on ground truths (${BENCH_DATE:-$(date -u '+%Y-%m-%dT%H:%MZ')}, \`make bench BENCH=${BENCH_NAME:-causal}\`, bench/causal.sh)"
 echo "RESULT "
 if [ -n "${ICOUNT:-}" ]; then
 	echo "RESULT QEMU/TCG, 1 vCPU, -icount shift=$ICOUNT: deterministic guest time, rounds agree within 1 %"
@@ -338,7 +338,7 @@ echo "RESULT of ${truth_s} s, medians (spread: (max - min) / median of the round
 echo "RESULT $rounds interleaved rounds of runs of ${run_s} s; a run's prediction is the mean of its rows"
 echo "RESULT within 5 points of the speedup (cprof: its report; Coz: its viewer). A cell: the median"
 echo "RESULT of the rounds' predictions (median - truth, in points) [the least and the most]"
-echo "RESULT {the median's 90 % bootstrap interval, from 3 rounds}, ok when within 5 points of"
+echo "RESULT {the median's 90 % bootstrap interval, from $rounds rounds}, ok when within 5 points of"
 echo "RESULT the truth or inside the truth's 90 % bootstrap interval {in the truth's row}, else OFF."
 
 for p in $progs; do

@@ -20,5 +20,5 @@ case ",${CAUSALPROF_ONLY:-}," in
 esac
 here=$(dirname "$0")
 export PROGS="${PROGS:-futex2,pipe,cond,barrier,gochan,gomutex,gochan123,gomutex123}" REPS="${REPS:-5}" ROUNDS="${ROUNDS:-5}"
-export RUN_S="${RUN_S:-60}" TRUTH_S="${TRUTH_S:-6}"
+export RUN_S="${RUN_S:-60}" TRUTH_S="${TRUTH_S:-6}" BENCH_NAME=causal2cpu
 exec sh "$here/causal.sh"
