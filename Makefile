@@ -58,9 +58,12 @@ check: deps
 	$(MAKE) tests
 	tests/vm/check
 
+# The Go HTTP/2 example in a boot of its own, on single-threaded TCG
+# (Documentation/testing.rst, "Uprobes in Go programs under TCG").
 demo: deps
 	$(MAKE) tests
 	tests/vm/run demo
+	VM_ACCEL=tcg,thread=single tests/vm/run demo go-http2
 
 bench: deps
 	$(MAKE) tests

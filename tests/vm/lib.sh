@@ -8,10 +8,17 @@
 # a plain run lists them only when named.
 icount_programs="causal_truth_test.sh go_truth_test.sh"
 
+# The test programs that need single-threaded TCG: uprobes in a Go 1.19
+# runtime's scheduler crash the program under multi-threaded TCG, with or
+# without the module (Documentation/testing.rst), and these fire them by
+# the thousand. tests/vm/check runs them in a boot of their own with
+# VM_ACCEL=tcg,thread=single; a plain run lists them only when named.
+single_programs="gohttp2_test.sh"
+
 # The test programs that may run longer than TEST_TIMEOUT's default, as
 # NAME:SECONDS (guest seconds): symbols_test.sh runs each program under
 # cprof and under perf, node among them: 240 to 300 s on one vCPU.
-long_programs="symbols_test.sh:600 load_test:600 causal2cpu_test.sh:1200"
+long_programs="symbols_test.sh:600 load_test:600 causal2cpu_test.sh:1200 gohttp2_test.sh:600"
 
 # program_timeout NAME SECONDS
 #
@@ -35,7 +42,7 @@ program_timeout()
 #
 # Prints the path of every test program, one per line: each executable
 # build/tests/*_test, then each executable tests/*_test.sh, in glob (C
-# locale) order, but those of $icount_programs. NAMES, a comma-separated
+# locale) order, but those of $icount_programs and $single_programs. NAMES, a comma-separated
 # list of program names such as "proc_test,cprof_test.sh", keeps only
 # those (any of them).
 list_programs()
@@ -48,7 +55,7 @@ list_programs()
 			*) continue ;;
 			esac
 		else
-			case " $icount_programs " in
+			case " $icount_programs $single_programs " in
 			*" ${p##*/} "*) continue ;;
 			esac
 		fi
