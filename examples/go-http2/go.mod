@@ -1,0 +1,3 @@
+module gohttp2
+
+go 1.19
