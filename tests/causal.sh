@@ -40,17 +40,24 @@ truth()
 	awk -v b="$1" -v k="$2" 'BEGIN { if (b > 0 && k > 0) printf "%.1f", 100 * (1 - b / k); else print "none" }'
 }
 
+# span NAME FILE:LINE LO HI: the mean of the report's rows of that line
+# from LO to HI %, weighted by experiments, or none.
+span()
+{
+	awk -v want="$2" -v lo="$3" -v hi="$4" '
+		/^ +[-+][0-9.]+ %  / { on = index($0, want " ") > 0; next }
+		on && /^ +[0-9]+ %/ {
+			v = $3; sub(/^\+/, "", v)
+			if ($1 >= lo && $1 <= hi) { s += v * $NF; n += $NF }
+		}
+		END { if (n) printf "%.1f\n", s / n; else print "none" }' "$tmp/$1.txt"
+}
+
 # predicted NAME FILE:LINE AT: the report's program speedup at AT % of
 # that line (its rows within 5 points, weighted by experiments), or none.
 predicted()
 {
-	awk -v want="$2" -v at="$3" '
-		/^ +[-+][0-9.]+ %  / { on = index($0, want " ") > 0; next }
-		on && /^ +[0-9]+ %/ {
-			v = $3; sub(/^\+/, "", v)
-			if ($1 >= at - 5 && $1 <= at + 5) { s += v * $NF; n += $NF }
-		}
-		END { if (n) printf "%.1f\n", s / n; else print "none" }' "$tmp/$1.txt"
+	span "$1" "$2" $(($3 - 5)) $(($3 + 5))
 }
 
 # close_to NAME FILE:LINE AT TRUTH: the prediction at AT % is within tol

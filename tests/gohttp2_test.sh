@@ -137,19 +137,6 @@ impact()
 		END { if (!found) print "none" }' "$tmp/$1.txt"
 }
 
-# span NAME LINE LO HI: the mean of LINE's rows from LO to HI %, weighed
-# by their experiments, or none.
-span()
-{
-	awk -v want="$2" -v lo="$3" -v hi="$4" '
-		/^ +[-+][0-9.]+ %  / { on = index($0, want " ") > 0; next }
-		on && /^ +[0-9]+ %/ {
-			v = $3; sub(/^\+/, "", v)
-			if ($1 >= lo && $1 <= hi) { s += v * $NF; n += $NF }
-		}
-		END { if (n) printf "%.1f\n", s / n; else print "none" }' "$tmp/$1.txt"
-}
-
 # work() matters: its impact is a third of its truth at 40 % or more, and
 # its rows from 60 % on read above those up to 30 % by half of that truth.
 # Not its value at 40 % against the truth: a --fixed-line run spreads its
@@ -162,7 +149,7 @@ t_work()
 {
 	[ -s "$tmp/work.txt" ] || { reason="no recording (the test before failed or skipped)"; return 4; }
 	imp=$(impact work "$lwork") lo=$(span work "$lwork" 0 30) hi=$(span work "$lwork" 60 100)
-	say "work(): impact $imp %, predicted $(span work "$lwork" 35 45) % at 40 % (truth $t40 %), rows up to 30 %: $lo %, from 60 %: $hi %"
+	say "work(): impact $imp %, predicted $(predicted work "$lwork" 40) % at 40 % (truth $t40 %), rows up to 30 %: $lo %, from 60 %: $hi %"
 	if ! awk -v i="$imp" -v lo="$lo" -v hi="$hi" -v t="$t40" 'BEGIN {
 			exit !(i != "none" && lo != "none" && hi != "none" && t != "none" &&
 			       i >= t / 3 && hi - lo >= t / 2) }'; then
@@ -180,7 +167,7 @@ t_tidy()
 	[ -s "$tmp/work.txt" ] || { reason="no recording of work() (the first test failed)"; return 4; }
 	profiled tidy "$ltidy" || return 1
 	w=$(impact work "$lwork") o=$(impact tidy "$ltidy")
-	say "tidy(): impact $o %, predicted $(span tidy "$ltidy" 35 45) % at 40 % (truth $o40 %); work(): impact $w %"
+	say "tidy(): impact $o %, predicted $(predicted tidy "$ltidy" 40) % at 40 % (truth $o40 %); work(): impact $w %"
 	if ! awk -v w="$w" -v o="$o" -v t="$t40" 'BEGIN {
 			exit !(w != "none" && o != "none" && t != "none" && o < w - t / 3) }'; then
 		say "tidy() not below work() by $t40 / 3 points; the report:"
