@@ -361,12 +361,18 @@ for p in $progs; do
 		r=$((r + 1))
 	done
 
-	rm -f "$tmp"/*.v* "$tmp"/cdef.p0
+	rm -f "$tmp"/*.v* "$tmp"/cdef.p0 "$tmp"/cdef.pair
 	pt=$point
 	r=1
 	while [ "$r" -le "$rounds" ]; do
+		# the overhead, paired: an unprofiled run just before the
+		# default-mode one, its rate against that run's 0 % experiments
+		k=$("$targets/$bin" -d "$truth_s" $extra | sed -n 's/.*rate //p')
 		run_cprof cdef "$targets/$bin"
-		baseline_ms cdef >> "$tmp/cdef.p0"
+		p0=$(baseline_ms cdef)
+		echo "$p0" >> "$tmp/cdef.p0"
+		awk -v p="$p0" -v k="$k" 'BEGIN { if (p > 0 && k > 0) printf "%.2f\n", 100 * (p * k / 1000 - 1) }' \
+			>> "$tmp/cdef.pair"
 		run_cprof cfix "$targets/$bin" --fixed-line "$base:$lmain"
 		if [ "$p" != wait ]; then
 			run_cprof cfixo "$targets/$bin" --fixed-line "$base:$lother"
@@ -427,6 +433,9 @@ for p in $progs; do
 	echo "RESULT Causal-mode overhead: cprof's 0 % experiments (default mode) take ${p0:-?} ms per event,"
 	echo "RESULT unprofiled runs $(median < "$tmp/rate.base" | awk '{ printf "%.3f", 1000 / $1 }') ms: $(median < "$tmp/rate.base" |
 		awk -v p="$p0" '{ if (p == "") print "?"; else printf "%+.1f", 100 * (p * $1 / 1000 - 1) }') %."
+	echo "RESULT Paired (each round's 0 % experiments against an unprofiled run just before it):"
+	echo "RESULT median $(median < "$tmp/cdef.pair" | awk '{ printf "%+.1f", $1 }') % [$(sort -n "$tmp/cdef.pair" | head -n 1),"\
+		"$(sort -n "$tmp/cdef.pair" | tail -n 1)] over $(wc -l < "$tmp/cdef.pair") rounds."
 	for t in $tools; do
 		if [ -e "$tmp/$t.first" ]; then
 			sed 's/^/# /' "$tmp/$t.first" | head -n 60
