@@ -4,7 +4,8 @@
  * later, amd64), so that causal inheritance follows goroutines where the
  * kernel sees no wake-up (causal.c, "Goroutines"). cprof finds the
  * runtime's functions in the executable and sends their offsets; at each,
- * RAX holds the goroutine (its g) the hook is about:
+ * RAX (RBX with CAUSALPROF_GOHOOK_F_ARG2) holds the goroutine (its g) the
+ * hook is about:
  *
  *   READY    runtime.ready: current made it runnable (a channel send, an
  *            unlock, a timer)
@@ -12,7 +13,8 @@
  *   PARK     runtime.park_m: current stops running it, to wait
  *   YIELD    runtime.goschedImpl, goyield_m, exitsyscall0: current stops
  *            running it, and it stays runnable
- *   SPAWN    runtime.newproc1's exits: current created it
+ *   SPAWN    runtime.newproc's call of runqput(pp, g) (g in RBX), or
+ *            newproc1's exits: current created it
  *
  * A goroutine is known by its g pointer in its process: the runtime never
  * frees a g (a dead one is reused by a later newproc1, whose SPAWN tags
@@ -82,6 +84,7 @@ struct go_hook {
 	struct cp_gohooks *gh;
 	u32 kind;			/* enum causalprof_go_hook */
 	u32 visit_ns;			/* what its trap costs the thread */
+	u32 flags;			/* CAUSALPROF_GOHOOK_F_* */
 	u64 offset;
 	bool registered;
 };
@@ -113,6 +116,7 @@ static struct {
 	atomic64_t applied;	/* events handled during experiments */
 	atomic64_t table_full;	/* events of goroutines that found no slot */
 	atomic64_t ignored;	/* hits of processes not followed, or denied */
+	atomic64_t restarts;	/* stack check hits that grow the stack: not events */
 	atomic64_t denied;
 	atomic64_t added;	/* hook sets */
 } stats;
@@ -185,14 +189,23 @@ static bool go_filter(CP_UPROBE_FILTER_ARGS(uc, mm))
 	return cp_probefile_mm_wanted(&gh->adder, mm);
 }
 
-/* The goroutine at a hook: the register ABI's first argument or result. */
-static unsigned long go_arg(const struct pt_regs *regs)
+/*
+ * The goroutine at a hook: the register ABI's first argument or result,
+ * or its second with CAUSALPROF_GOHOOK_F_ARG2.
+ */
+static unsigned long go_arg(const struct go_hook *h, const struct pt_regs *regs)
 {
 #ifdef CONFIG_X86_64
-	return regs->ax;
+	return h->flags & CAUSALPROF_GOHOOK_F_ARG2 ? regs->bx : regs->ax;
 #else
 	return 0;
 #endif
+}
+
+/* A hit at a stack check (CAUSALPROF_GOHOOK_F_STACK_CHECK) that grows the stack. */
+static bool go_restarts(const struct go_hook *h, const struct pt_regs *regs)
+{
+	return (h->flags & CAUSALPROF_GOHOOK_F_STACK_CHECK) && cp_go_stack_grows(regs);
 }
 
 /*
@@ -207,7 +220,7 @@ static unsigned long go_arg(const struct pt_regs *regs)
 static int go_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct go_hook *h = container_of(uc, struct go_hook, uc);
-	unsigned long arg = go_arg(regs);
+	unsigned long arg = go_arg(h, regs);
 	struct cp_gtoken *g;
 
 	if (!cp_target_match(current))
@@ -216,8 +229,12 @@ static int go_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 		atomic64_inc(&stats.denied);
 		return leave();
 	}
-	atomic64_inc(&stats.events[h->kind]);
 	rcu_read_lock();
+	if (go_restarts(h, regs)) {
+		atomic64_inc(&stats.restarts);
+		goto out;
+	}
+	atomic64_inc(&stats.events[h->kind]);
 	if (!cp_causal_running() || !arg)
 		goto out;
 	g = token(h->gh, arg);
@@ -343,6 +360,7 @@ struct cp_gohooks *cp_gohooks_open(const struct cp_owner *who, const char *path,
 		gh->hooks[i].kind = sites[i].kind;
 		gh->hooks[i].offset = sites[i].offset;
 		gh->hooks[i].visit_ns = sites[i].visit_ns;
+		gh->hooks[i].flags = sites[i].flags;
 	}
 	ret = cp_probefile_open(&gh->file, path, &gh->adder, extack);
 	if (ret)
@@ -460,6 +478,7 @@ void __init cp_gohooks_debugfs(struct dentry *parent)
 	debugfs_create_file_unsafe("applied", 0444, dir, &stats.applied, &atomic64_fops);
 	debugfs_create_file_unsafe("table_full", 0444, dir, &stats.table_full, &atomic64_fops);
 	debugfs_create_file_unsafe("ignored", 0444, dir, &stats.ignored, &atomic64_fops);
+	debugfs_create_file_unsafe("restarts", 0444, dir, &stats.restarts, &atomic64_fops);
 	debugfs_create_file_unsafe("denied", 0444, dir, &stats.denied, &atomic64_fops);
 	debugfs_create_file_unsafe("added", 0444, dir, &stats.added, &atomic64_fops);
 }

@@ -7,7 +7,28 @@
 #ifndef _CAUSALPROF_GOHOOKS_H
 #define _CAUSALPROF_GOHOOKS_H
 
+#include <linux/ptrace.h>
 #include <linux/types.h>
+
+#ifdef CONFIG_X86_64
+#include <asm/processor-flags.h>
+#endif
+
+/*
+ * Whether a probe at the jbe of a Go function's stack check (cmp 16(R14),
+ * SP; jbe morestack) will take the branch: the stack must grow, morestack
+ * runs, and the function starts again, to pass the probe a second time.
+ * The flags are those of the check's cmp: the kernel emulates the jbe
+ * after the handlers.
+ */
+static inline bool cp_go_stack_grows(const struct pt_regs *regs)
+{
+#ifdef CONFIG_X86_64
+	return regs->flags & (X86_EFLAGS_CF | X86_EFLAGS_ZF);
+#else
+	return false;
+#endif
+}
 
 struct cp_gohooks;
 struct cp_owner;
@@ -18,6 +39,7 @@ struct netlink_ext_ack;
 struct cp_go_site {
 	u32 kind;
 	u32 visit_ns;			/* what its trap costs (0: not counted) */
+	u32 flags;			/* CAUSALPROF_GOHOOK_F_* */
 	u64 offset;
 };
 

@@ -95,6 +95,8 @@ static const struct nla_policy pp_add_policy[CAUSALPROF_PP_A_MAX + 1] = {
 	[CAUSALPROF_PP_A_END_VISIT_NS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &visit_range),
 	[CAUSALPROF_PP_A_SITES]		= NLA_POLICY_NESTED(sites_policy),
 	[CAUSALPROF_PP_A_END_SITES]	= NLA_POLICY_NESTED(sites_policy),
+	[CAUSALPROF_PP_A_STACK_CHECKS]	= { .type = NLA_U64 },
+	[CAUSALPROF_PP_A_END_STACK_CHECKS] = { .type = NLA_U64 },
 };
 
 static const struct nla_policy progress_add_policy[CAUSALPROF_A_MAX + 1] = {
@@ -113,6 +115,7 @@ static const struct nla_policy gohook_policy[CAUSALPROF_GOHOOK_A_MAX + 1] = {
 	[CAUSALPROF_GOHOOK_A_KIND]	= NLA_POLICY_MAX(NLA_U32, CAUSALPROF_GO_HOOK_MAX),
 	[CAUSALPROF_GOHOOK_A_OFFSET]	= { .type = NLA_U64 },
 	[CAUSALPROF_GOHOOK_A_VISIT_NS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &visit_range),
+	[CAUSALPROF_GOHOOK_A_FLAGS]	= NLA_POLICY_MASK(NLA_U32, __CAUSALPROF_GOHOOK_F_ALL),
 };
 
 static const struct nla_policy gohooks_policy[CAUSALPROF_GOHOOKS_A_MAX + 1] = {
@@ -632,11 +635,12 @@ static int parse_progress(struct genl_info *info,
 
 /*
  * A probe's sites: the offset first, then those of the nest more (NULL:
- * none), in *off, which the caller frees. No first: no sites (a throughput
- * point's end).
+ * none), in *off, which the caller frees; which are Go stack checks, from
+ * checks (NULL: none). No first: no sites (a throughput point's end).
  */
 static int parse_sites(const struct nlattr *first, const struct nlattr *more,
-		       struct cp_sites *s, u64 **off, struct netlink_ext_ack *extack)
+		       const struct nlattr *checks, struct cp_sites *s, u64 **off,
+		       struct netlink_ext_ack *extack)
 {
 	const struct nlattr *attr;
 	unsigned int n = 1;
@@ -644,8 +648,13 @@ static int parse_sites(const struct nlattr *first, const struct nlattr *more,
 
 	*off = NULL;
 	*s = (struct cp_sites){};
-	if (!first)
+	if (!first) {
+		if (checks) {
+			NL_SET_ERR_MSG_ATTR(extack, checks, "stack checks of a probe that has no sites");
+			return -EINVAL;
+		}
 		return 0;
+	}
 	if (more) {
 		nla_for_each_nested(attr, more, rem)
 			n++;
@@ -668,6 +677,15 @@ static int parse_sites(const struct nlattr *first, const struct nlattr *more,
 	if (more)
 		nla_for_each_nested(attr, more, rem)
 			(*off)[s->nr++] = nla_get_u64(attr);
+	if (checks) {
+		s->checks = nla_get_u64(checks);
+		if (s->nr < 64 && s->checks >> s->nr) {
+			NL_SET_ERR_MSG_ATTR(extack, checks, "a stack check beyond the probe's sites");
+			kfree(*off);
+			*off = NULL;
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -713,11 +731,12 @@ static int add_progress(struct sk_buff *skb, struct genl_info *info)
 				    "CAUSALPROF_PP_A_END_SITES is for latency points, with CAUSALPROF_PP_A_END_OFFSET");
 		return -EINVAL;
 	}
-	ret = parse_sites(tb[CAUSALPROF_PP_A_OFFSET], tb[CAUSALPROF_PP_A_SITES], &begin,
-			  &begin_off, extack);
+	ret = parse_sites(tb[CAUSALPROF_PP_A_OFFSET], tb[CAUSALPROF_PP_A_SITES],
+			  tb[CAUSALPROF_PP_A_STACK_CHECKS], &begin, &begin_off, extack);
 	if (ret)
 		return ret;
-	ret = parse_sites(end, end_sites, &ends, &end_off, extack);
+	ret = parse_sites(end, end_sites, tb[CAUSALPROF_PP_A_END_STACK_CHECKS], &ends, &end_off,
+			  extack);
 	if (ret)
 		goto out_free;
 	ret = cp_session_progress_add(&who, nla_get_u32(tb[CAUSALPROF_PP_A_ID]), kind,
@@ -776,6 +795,8 @@ static int parse_go_hooks(const struct nlattr *go, struct cp_go_site *sites,
 		sites[n].kind = nla_get_u32(tb[CAUSALPROF_GOHOOK_A_KIND]);
 		sites[n].visit_ns = tb[CAUSALPROF_GOHOOK_A_VISIT_NS] ?
 				   nla_get_u32(tb[CAUSALPROF_GOHOOK_A_VISIT_NS]) : 0;
+		sites[n].flags = tb[CAUSALPROF_GOHOOK_A_FLAGS] ?
+				 nla_get_u32(tb[CAUSALPROF_GOHOOK_A_FLAGS]) : 0;
 		sites[n++].offset = nla_get_u64(tb[CAUSALPROF_GOHOOK_A_OFFSET]);
 	}
 	if (!n) {

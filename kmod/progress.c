@@ -72,6 +72,7 @@
 #include "access.h"
 #include "causal.h"
 #include "compat.h"
+#include "gohooks.h"
 #include "probefile.h"
 #include "progress.h"
 #include "sideband.h"
@@ -104,6 +105,7 @@ struct cp_probe {
 	u64 offset;
 	u32 visit_ns;			/* what a hit costs its thread (the trap) */
 	bool end;			/* a site of a latency point's end */
+	bool stack_check;		/* a Go stack check's jbe (cp_go_stack_grows()) */
 	bool registered;
 };
 
@@ -142,6 +144,7 @@ static struct {
 	atomic64_t removed;	/* of those, breakpoints taken out of their mm */
 	atomic64_t denied;	/* of those, targets the adder may not change */
 	atomic64_t stray_ends;
+	atomic64_t restarts;	/* hits at a Go stack check growing the stack: none */
 	atomic64_t added;	/* points, since load */
 	atomic64_t deleted;
 } stats;
@@ -232,6 +235,20 @@ static void span_hit(struct cp_point *pt)
 	raw_spin_unlock_irqrestore(&pt->lock, flags);
 }
 
+/*
+ * A hit at a Go stack check's jbe that grows the stack: the function
+ * starts again and passes the probe once more, that time a visit. Its
+ * trap was paid all the same.
+ */
+static bool restarts(const struct cp_probe *p, const struct pt_regs *regs)
+{
+	if (!p->stack_check || !cp_go_stack_grows(regs))
+		return false;
+	atomic64_inc(&stats.restarts);
+	cp_causal_visit(p->visit_ns);
+	return true;
+}
+
 static int throughput_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct cp_probe *p = container_of(uc, struct cp_probe, uc);
@@ -240,6 +257,8 @@ static int throughput_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 		return ignore();
 	if (!may_count_current(p->pt))
 		return deny();
+	if (restarts(p, regs))
+		return 0;
 	atomic64_inc(&p->pt->hits);
 	atomic64_inc(&stats.hits);
 	span_hit(p->pt);
@@ -267,6 +286,8 @@ static int latency_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 		return ignore();
 	if (!may_count_current(pt))
 		return deny();
+	if (restarts(p, regs))
+		return 0;
 
 	raw_spin_lock_irqsave(&pt->lock, flags);
 	integrate(pt, ktime_get_ns());
@@ -426,6 +447,8 @@ struct cp_point *cp_progress_open(const struct cp_owner *who, u32 id, u32 kind,
 	for (i = 0; i < pt->nr_sites; i++) {
 		pt->sites[i].end = i >= begin->nr;
 		pt->sites[i].offset = i < begin->nr ? begin->off[i] : end->off[i - begin->nr];
+		pt->sites[i].stack_check = i < begin->nr ? (begin->checks >> i) & 1 :
+				(end->checks >> (i - begin->nr)) & 1;
 	}
 
 	ret = cp_probefile_open(&pt->file, name, &pt->adder, extack);
@@ -681,6 +704,7 @@ void __init cp_progress_debugfs(struct dentry *parent)
 		{ "removed",	&stats.removed },
 		{ "denied",	&stats.denied },
 		{ "stray_ends",	&stats.stray_ends },
+		{ "restarts",	&stats.restarts },
 		{ "added",	&stats.added },
 		{ "deleted",	&stats.deleted },
 	};

@@ -43,6 +43,7 @@ struct seq_file;
 struct cp_sites {
 	const u64 *off;
 	unsigned int nr;
+	u64 checks;		/* bit i: off[i] is a Go stack check's jbe */
 };
 
 struct cp_point *cp_progress_open(const struct cp_owner *who, u32 id, u32 kind,

@@ -1284,27 +1284,125 @@ TEST_F(exp, go_hook_requests)
 	offs[3] = p.off_tp;
 	offs[4] = p.off_begin;
 
-	EXPECT_BAD(-ENOENT, "session", cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, 3));
+	EXPECT_BAD(-ENOENT, "session", cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, NULL, 3));
 	ASSERT_EQ(0, session_start(&self->nl, p.pid));
 	ASSERT_EQ(0, cp_nl_open(&other));
-	EXPECT_EQ(-EPERM, cp_nl_go_hooks(&other, p.path, kinds, offs, NULL, 3));
+	EXPECT_EQ(-EPERM, cp_nl_go_hooks(&other, p.path, kinds, offs, NULL, NULL, 3));
 	EXPECT_NE(NULL, strstr(other.extack, "owner")) TH_LOG("extack: '%s'", other.extack);
 	cp_nl_close(&other);
-	EXPECT_BAD(-EINVAL, "CAUSALPROF_GO_YIELD", cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, 3));
-	EXPECT_BAD(-EINVAL, "same offset", cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, 5));
+	EXPECT_BAD(-EINVAL, "CAUSALPROF_GO_YIELD", cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, NULL, 3));
+	EXPECT_BAD(-EINVAL, "same offset", cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, NULL, 5));
 	/* the path is checked before the offsets */
 	EXPECT_BAD(-EINVAL, "absolute", cp_nl_go_hooks(&self->nl, "progress", kinds,
-							(uint64_t[]){ 1, 2, 3, 4, 5 }, NULL, 5));
+							(uint64_t[]){ 1, 2, 3, 4, 5 }, NULL, NULL, 5));
 	/* a trap said to cost more than CAUSALPROF_MAX_VISIT_NS */
 	EXPECT_BAD(-ERANGE, "range", cp_nl_go_hooks(&self->nl, p.path, kinds,
 						    (uint64_t[]){ 1, 2, 3, 4, 5 },
 						    (uint32_t[]){ 0, 0, CAUSALPROF_MAX_VISIT_NS + 1, 0, 0 },
-						    5));
+						    NULL, 5));
+	/* a flag the module does not know */
+	EXPECT_BAD(-EINVAL, "reserved", cp_nl_go_hooks(&self->nl, p.path, kinds,
+						       (uint64_t[]){ 1, 2, 3, 4, 5 }, NULL,
+						       (uint32_t[]){ 0, __CAUSALPROF_GOHOOK_F_ALL + 1,
+								     0, 0, 0 }, 5));
 	kinds[4] = __CAUSALPROF_GO_HOOK_MAX;
-	EXPECT_BAD(-ERANGE, "range", cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, 5));
+	EXPECT_BAD(-ERANGE, "range", cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, NULL, 5));
 	EXPECT_BAD(-EINVAL, "CAUSALPROF_A_GO_HOOKS",
 		   cp_nl_request(&self->nl, CAUSALPROF_CMD_GO_HOOKS, NULL, 0, NULL, 0));
-	EXPECT_BAD(-EINVAL, "CAUSALPROF_GOHOOKS_A_HOOK", cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, 0));
+	EXPECT_BAD(-EINVAL, "CAUSALPROF_GOHOOKS_A_HOOK", cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, NULL, 0));
+	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
+}
+
+/* The progress program, the fixture's target: false (skipped) without gocheck(). */
+static bool gocheck_spawn(struct __test_metadata *_metadata, FIXTURE_DATA(exp) *self,
+			  struct cp_prog *p)
+{
+	memset(p, 0, sizeof(*p));
+	ASSERT_EQ(0, cp_prog_spawn(p));
+	self->target = p->t;
+	if (!p->check)
+		SKIP(return false, "gocheck() is x86-64 only");
+	return true;
+}
+
+/*
+ * gocheck() called 300 times passing its stack check and 200 times
+ * failing it, in @p: debugfs counter @events grows by 300, @restarts by 200.
+ */
+static void gocheck_counts(struct __test_metadata *_metadata, struct cp_prog *p,
+			   const char *events, const char *restarts)
+{
+	uint64_t ev[2], re[2];
+	char reply[64];
+
+	ASSERT_EQ(0, cp_debugfs_u64(events, &ev[0]));
+	ASSERT_EQ(0, cp_debugfs_u64(restarts, &re[0]));
+	ASSERT_EQ(0, cp_prog_cmd(p, "gocheck 300 200", reply, sizeof(reply)));
+	EXPECT_NE(NULL, strstr(reply, "gochecked 300 200")) TH_LOG("reply: %s", reply);
+	ASSERT_EQ(0, cp_debugfs_u64(events, &ev[1]));
+	ASSERT_EQ(0, cp_debugfs_u64(restarts, &re[1]));
+	EXPECT_EQ(300ULL, ev[1] - ev[0]) TH_LOG("%s", events);
+	EXPECT_EQ(200ULL, re[1] - re[0]) TH_LOG("%s", restarts);
+}
+
+/*
+ * A hook with CAUSALPROF_GOHOOK_F_STACK_CHECK, at the jbe of a Go-like
+ * stack check (the progress program's gocheck()): the calls that pass the
+ * check are its events, those that take the branch (the stack would grow
+ * and the function start again) are counted as restarts, not events. A
+ * plain hook after the jbe sees them all.
+ */
+TEST_F(exp, go_hook_stack_check)
+{
+	uint32_t kinds[] = { CAUSALPROF_GO_READY, CAUSALPROF_GO_EXECUTE, CAUSALPROF_GO_PARK,
+			     CAUSALPROF_GO_YIELD, CAUSALPROF_GO_SPAWN };
+	uint32_t flags[] = { CAUSALPROF_GOHOOK_F_STACK_CHECK, 0, 0, 0, 0 };
+	uint64_t offs[5], spawn[2];
+	struct cp_prog p;
+
+	if (!gocheck_spawn(_metadata, self, &p))
+		return;
+	offs[0] = p.off_check;
+	offs[1] = p.off_tp;
+	offs[2] = p.off_begin;
+	offs[3] = p.off_end;
+	offs[4] = p.off_check + 2;	/* after the jbe (76 00) */
+	ASSERT_EQ(0, session_start(&self->nl, p.pid));
+	ASSERT_EQ(0, cp_nl_go_hooks(&self->nl, p.path, kinds, offs, NULL, flags, 5))
+		TH_LOG("%s", self->nl.extack);
+	ASSERT_EQ(0, cp_debugfs_u64("go/spawn", &spawn[0]));
+	gocheck_counts(_metadata, &p, "go/ready", "go/restarts");
+	ASSERT_EQ(0, cp_debugfs_u64("go/spawn", &spawn[1]));
+	EXPECT_EQ(500ULL, spawn[1] - spawn[0]);
+	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
+}
+
+/*
+ * A progress point's site at a Go stack check's jbe (CAUSALPROF_PP_A_STACK_CHECKS):
+ * the calls that pass the check are visits, those that take the branch
+ * are counted as restarts; a check bit beyond the probe's sites, or for an
+ * end that has none, is refused.
+ */
+TEST_F(exp, progress_stack_check)
+{
+	uint64_t sites[2];
+	struct cp_prog p;
+
+	if (!gocheck_spawn(_metadata, self, &p))
+		return;
+	ASSERT_EQ(0, session_start(&self->nl, p.pid));
+	sites[0] = p.off_tp;
+	sites[1] = p.off_check;
+	EXPECT_BAD(-EINVAL, "beyond the probe's sites",
+		   cp_nl_progress_add_checks(&self->nl, 1, CAUSALPROF_PP_THROUGHPUT, p.path,
+					     sites, 2, 4, NULL, 0, 0));
+	EXPECT_BAD(-EINVAL, "no sites",
+		   cp_nl_progress_add_checks(&self->nl, 1, CAUSALPROF_PP_THROUGHPUT, p.path,
+					     sites, 2, 2, NULL, 0, 1));
+	ASSERT_EQ(0, cp_nl_progress_add_checks(&self->nl, 1, CAUSALPROF_PP_THROUGHPUT, p.path,
+					       sites, 2, 2, NULL, 0, 0))
+		TH_LOG("%s", self->nl.extack);
+	gocheck_counts(_metadata, &p, "progress/hits", "progress/restarts");
 	ASSERT_EQ(0, cp_nl_finish(&self->nl, CP_WAIT_MS));
 }
 

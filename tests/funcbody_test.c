@@ -183,12 +183,15 @@ TEST(undecodable)
 	EXPECT_NE(NULL, strstr(r.err, "at f+0x2 (06 c3)")) TH_LOG("%s", r.err);
 }
 
-/* Where a Go function's body starts, or -errno with err. */
+/* Where a Go function's body starts, or -errno with err; its check in check_at. */
+static uint64_t check_at;
+
 static int go_start(const uint8_t *code, size_t size, uint64_t *at, char *err, size_t errlen)
 {
 	struct cp_func_code f = { .name = "main.f", .part = { { code, BASE, size } }, .nr = 1 };
 
-	return cp_go_body_start(&f, at, err, errlen);
+	check_at = ~0ULL;
+	return cp_go_body_start(&f, at, &check_at, err, errlen);
 }
 
 TEST(go_stack_check)
@@ -215,15 +218,33 @@ TEST(go_stack_check)
 		0xeb, 0xe4,				/* 101a jmp 1000 */
 	};
 	static const uint8_t leaf[] = { 0x31, 0xc0, 0xc3 };
+	static const uint8_t into_check[] = {
+		0x49, 0x3b, 0x66, 0x10,			/* 1000 cmp 0x10(%r14), %rsp */
+		0x76, 0x05,				/* 1004 jbe 100b */
+		0x55,					/* 1006 push %rbp: the body */
+		0x5d,					/* 1007 pop %rbp */
+		0xeb, 0xfa,				/* 1008 jmp 1004: to the check's jbe */
+		0x90,
+		0xe8, 0x00, 0x00, 0x00, 0x00,		/* 100b call runtime.morestack */
+		0xeb, 0xee,				/* 1010 jmp 1000 */
+	};
 	char err[256];
 	uint64_t at;
 
 	ASSERT_EQ(0, go_start(small, sizeof(small), &at, err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_EQ(0x1006ULL, at);
+	EXPECT_EQ(0x1004ULL, check_at);
 	ASSERT_EQ(0, go_start(large, sizeof(large), &at, err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_EQ(0x100fULL, at);
+	EXPECT_EQ(0x1009ULL, check_at);
 	ASSERT_EQ(0, go_start(leaf, sizeof(leaf), &at, err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_EQ((uint64_t)BASE, at);
+	EXPECT_EQ(0ULL, check_at);
+	/* a jbe that is also a jump's target: the body start only */
+	ASSERT_EQ(0, go_start(into_check, sizeof(into_check), &at, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(0x1006ULL, at);
+	EXPECT_EQ(0ULL, check_at);
 }
 
 TEST(go_prologues_refused)

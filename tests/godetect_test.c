@@ -38,13 +38,26 @@ static unsigned int of_kind(const struct cp_go_hooks *h, uint32_t kind)
 	return n;
 }
 
-/* The offset cprof probes FUNC at (as a progress point), or 0. */
-static uint64_t func_offset(const char *exe, const char *spec)
+/* The offset of FUNC's stack check's jbe (cp_probe_resolve()), or 0. */
+static uint64_t check_offset(const char *exe, const char *spec)
 {
 	struct cp_probe loc;
 	char err[256];
 
-	return cp_probe_resolve(spec, exe, &loc, 1, err, sizeof(err)) == 1 ? loc.offset : 0;
+	return cp_probe_resolve(spec, exe, &loc, 1, err, sizeof(err)) == 1 ? loc.check : 0;
+}
+
+/* The file's bytes at @off: 0, or -1. */
+static int bytes_at(const char *path, uint64_t off, uint8_t *b, size_t n)
+{
+	FILE *f = fopen(path, "rb");
+	int ret = -1;
+
+	if (f && !fseek(f, (long)off, SEEK_SET) && fread(b, 1, n, f) == n)
+		ret = 0;
+	if (f)
+		fclose(f);
+	return ret;
 }
 
 FIXTURE(go) {
@@ -95,7 +108,27 @@ TEST_F(go, hooks)
 	EXPECT_LE(1, of_kind(&self->h, CAUSALPROF_GO_SPAWN));
 	for (i = 0; i < self->h.nr; i++)
 		if (self->h.sites[i].kind == CAUSALPROF_GO_READY)
-			EXPECT_EQ(func_offset(self->path, "runtime.ready"), self->h.sites[i].offset);
+			EXPECT_EQ(check_offset(self->path, "runtime.ready"), self->h.sites[i].offset);
+	/*
+	 * Every hook where the kernel emulates the instruction: an entry at
+	 * its stack check's jbe, the creation at a call (runqput's, newg in
+	 * RBX); none stepped out of line.
+	 */
+	for (i = 0; i < self->h.nr; i++) {
+		const struct cp_go_site *g = &self->h.sites[i];
+		uint8_t b[2];
+
+		ASSERT_EQ(0, bytes_at(self->path, g->offset, b, sizeof(b)));
+		if (g->kind == CAUSALPROF_GO_SPAWN) {
+			EXPECT_EQ(CAUSALPROF_GOHOOK_F_ARG2, g->flags);
+			EXPECT_EQ(0xe8, b[0]) TH_LOG("spawn site at 0x%llx", (unsigned long long)g->offset);
+		} else {
+			EXPECT_EQ(CAUSALPROF_GOHOOK_F_STACK_CHECK, g->flags) TH_LOG("kind %u", g->kind);
+			EXPECT_TRUE(b[0] == 0x76 || (b[0] == 0x0f && b[1] == 0x86))
+				TH_LOG("kind %u at 0x%llx: %02x %02x", g->kind,
+				       (unsigned long long)g->offset, b[0], b[1]);
+		}
+	}
 	/* The stripped build's hooks are the full build's. */
 	if (strcmp(variant->prog, "gt_chan-go-s") || !built("targets/gt_chan-go", full, sizeof(full)))
 		return;
@@ -106,6 +139,7 @@ TEST_F(go, hooks)
 		ASSERT_EQ(h.nr, self->h.nr);
 		for (i = 0; i < h.nr; i++) {
 			EXPECT_EQ(h.sites[i].kind, self->h.sites[i].kind);
+			EXPECT_EQ(h.sites[i].flags, self->h.sites[i].flags);
 			EXPECT_EQ(h.sites[i].offset, self->h.sites[i].offset);
 		}
 	}

@@ -119,15 +119,17 @@ traps_per_visit()
 # The hooks' traps count as pauses (Documentation/go.rst), as the progress
 # point's do: with the hooks, ready, execute and park (some 3 a visit
 # where the consumer parks at every item) count besides main.progress,
-# so the traps a visit stand for several times what --no-go's do.
-# Measured on 6.1, 2 vCPUs: 0.062 ms a visit with the hooks, 0.018 with
-# --no-go; 0.017 and 0.017 with the hooks' cost not sent.
+# so the traps a visit stand for more than what --no-go's do. Measured on
+# 6.1, 2 vCPUs: 0.062 ms a visit with the hooks, 0.018 with --no-go, when
+# the hooks were stepped out of line; 0.017 and 0.017 with the hooks' cost
+# not sent; 0.020 and 0.013 with the hooks at their stack checks' jbe,
+# emulated (main.progress, an incq, is stepped).
 t_traps()
 {
 	with=$(traps_per_visit go119) && without=$(traps_per_visit nogo) || return 1
 	say "traps a visit (ms): hooks $with, --no-go $without"
 	[ -n "$with" ] && [ -n "$without" ] &&
-		awk -v w="$with" -v o="$without" 'BEGIN { exit !(o > 0 && w >= 2 * o) }'
+		awk -v w="$with" -v o="$without" 'BEGIN { exit !(o > 0 && w >= 1.25 * o) }'
 }
 
 t_missing()

@@ -423,10 +423,15 @@ int cp_nl_progress_add_cost(struct cp_nl *nl, uint32_t id, uint32_t kind, const 
 int cp_nl_progress_add_sites(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
 			     const uint64_t *offsets, unsigned int nr,
 			     const uint64_t *end_offsets, unsigned int nr_end);
+/* The same, bit i of checks (end_checks) set for a site at a Go stack check's jbe. */
+int cp_nl_progress_add_checks(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+			      const uint64_t *offsets, unsigned int nr, uint64_t checks,
+			      const uint64_t *end_offsets, unsigned int nr_end, uint64_t end_checks);
 int cp_nl_progress_del(struct cp_nl *nl, uint32_t id);
-/* GO_HOOKS: nr hooks, kinds[i] at offsets[i] of path. */
+/* GO_HOOKS: nr hooks, kinds[i] at offsets[i] of path, CAUSALPROF_GOHOOK_F_* flags[i]. */
 int cp_nl_go_hooks(struct cp_nl *nl, const char *path, const uint32_t *kinds,
-		   const uint64_t *offsets, const uint32_t *visit_ns, unsigned int nr);
+		   const uint64_t *offsets, const uint32_t *visit_ns, const uint32_t *flags,
+		   unsigned int nr);
 
 /* The n-th (from 0) EXPERIMENT record of the stream, or NULL. */
 const struct causalprof_experiment *cp_stream_experiment(const struct cp_stream *s,
@@ -444,6 +449,7 @@ struct cp_prog {
 	pid_t pid;
 	uint64_t tp, begin, end;		/* addresses in the process */
 	uint64_t off_tp, off_begin, off_end;	/* offsets in the file */
+	uint64_t check, off_check;		/* gocheck_jbe (x86-64; else 0) */
 	char path[PATH_MAX];
 };
 

@@ -13,8 +13,9 @@
 #   conditional tail call is refused;
 # - Go: a recursive function whose goroutines' stacks grow (runtime
 #   morestack, the function restarted, the stack copied): its entry point
-#   (placed after the stack check) and its %return point both count exactly
-#   the calls made;
+#   (placed at the stack check's jbe, the hits that take it to morestack
+#   not counted but seen: debugfs progress/restarts grows) and its %return
+#   point both count exactly the calls made;
 # - --latency NAME=FUNC,FUNC%return measures the time spent in a function
 #   that sleeps MS ms: MS to 2 MS on average, begins and ends exact;
 # - %return after anything but a function, or another suffix: exit 2.
@@ -124,11 +125,15 @@ go_exits()
 		return 4
 	fi
 	k=10 ms=20
+	r0=$(cat /sys/kernel/debug/causalprof/progress/restarts)
 	record "$tmp/st" --progress main.deep --progress 'main.deep%return' \
 		--latency 'sleepy=main.sleepy,main.sleepy%return' \
 		-- "$prog" "$tmp/st" 50 40 $k $ms || return 1
+	r1=$(cat /sys/kernel/debug/causalprof/progress/restarts)
 	calls=$(awk '{ print $2 }' "$tmp/state")
 	[ "$calls" = $((50 * 41)) ] || { say "goret made $calls calls"; return 1; }
+	say "stack checks that grew the stack: $((r1 - r0))"
+	[ "$r1" -gt "$r0" ] || { say "no restart at main.deep's stack check"; return 1; }
 	expect 1 count "$calls" && expect 2 count "$calls" &&
 		expect 3 begins $k && expect 3 ends $k && mean_within 3 $ms $((2 * ms))
 }

@@ -296,13 +296,46 @@ int cp_func_exits(const struct cp_func_code *f, uint64_t *out, size_t max,
 	return x.nr > INT32_MAX ? INT32_MAX : (int)x.nr;
 }
 
+/* What cp_func_calls() looks for. */
+struct calls {
+	uint64_t callee;
+	uint64_t *out;
+	size_t max, nr;
+};
+
+static int call_of(uint64_t addr, const uint8_t *p, const struct cp_insn *in, void *arg)
+{
+	struct calls *c = arg;
+
+	(void)p;
+	if (in->kind == CP_INSN_CALL && target(addr, in) == c->callee) {
+		if (c->nr < c->max)
+			c->out[c->nr] = addr;
+		c->nr++;
+	}
+	return 0;
+}
+
+int cp_func_calls(const struct cp_func_code *f, uint64_t callee, uint64_t *out, size_t max,
+		  char *err, size_t errlen)
+{
+	struct calls c = { .callee = callee, .out = out, .max = max };
+	int ret;
+
+	ret = walk(f, call_of, &c, err, errlen);
+	if (ret)
+		return ret;
+	return c.nr > INT32_MAX ? INT32_MAX : (int)c.nr;
+}
+
 /* What cp_go_body_start() looks for. */
 struct go_start {
 	uint64_t entry;
 	unsigned int seen;	/* instructions so far */
 	bool cmp;		/* the last one was the check's cmp */
 	uint64_t body;		/* after the check's jbe; 0: none found */
-	uint64_t to_entry, to_body;	/* a jump there (its address), or 0 */
+	uint64_t check;		/* the jbe */
+	uint64_t to_entry, to_body, to_check;	/* a jump there (its address), or 0 */
 };
 
 static bool is_go_check(const uint8_t *p, const struct cp_insn *in)
@@ -319,8 +352,10 @@ static int go_insn(uint64_t addr, const uint8_t *p, const struct cp_insn *in, vo
 	bool jbe = in->kind == CP_INSN_JCC && (p[0] == 0x76 || (p[0] == 0x0f && p[1] == 0x86));
 
 	if (!g->body && g->seen <= GO_CHECK_AT_MOST) {
-		if (g->cmp && jbe)
+		if (g->cmp && jbe) {
 			g->body = addr + in->len;
+			g->check = addr;
+		}
 		g->cmp = is_go_check(p, in);
 	}
 	g->seen++;
@@ -329,11 +364,14 @@ static int go_insn(uint64_t addr, const uint8_t *p, const struct cp_insn *in, vo
 			g->to_entry = addr;
 		else if (g->body && target(addr, in) == g->body)
 			g->to_body = addr;
+		else if (g->check && target(addr, in) == g->check)
+			g->to_check = addr;
 	}
 	return 0;
 }
 
-int cp_go_body_start(const struct cp_func_code *f, uint64_t *at, char *err, size_t errlen)
+int cp_go_body_start(const struct cp_func_code *f, uint64_t *at, uint64_t *check, char *err,
+		     size_t errlen)
 {
 	struct go_start g = { .entry = f->part[0].vaddr };
 	int ret;
@@ -357,5 +395,6 @@ int cp_go_body_start(const struct cp_func_code *f, uint64_t *at, char *err, size
 		return -EINVAL;
 	}
 	*at = g.body ? g.body : g.entry;
+	*check = g.body && !g.to_check ? g.check : 0;
 	return 0;
 }

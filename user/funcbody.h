@@ -65,6 +65,15 @@ int cp_func_exits(const struct cp_func_code *f, uint64_t *out, size_t max,
 		  unsigned int *indirect, char *err, size_t errlen);
 
 /*
+ * The calls (call rel32) in @f of the function at @callee: their addresses
+ * into @out (room for @max), how many there are (more than @max when they
+ * do not fit), or -EINVAL with the reason in @err (bytes the decoder does
+ * not know).
+ */
+int cp_func_calls(const struct cp_func_code *f, uint64_t callee, uint64_t *out, size_t max,
+		  char *err, size_t errlen);
+
+/*
  * Where a Go function (Go >= 1.17, amd64: the register ABI, g in R14)
  * starts once its stack is large enough: after the check "cmp 16(R14), SP
  * or R12; jbe morestack" of its prologue, to which runtime.morestack
@@ -73,8 +82,12 @@ int cp_func_exits(const struct cp_func_code *f, uint64_t *out, size_t max,
  * with the reason in @err: a jump back to the entry without a check found
  * (a prologue of another form: a probe at the entry would count a call
  * twice when its stack grows), a jump to the first instruction after the
- * check, or bytes the decoder does not know.
+ * check, or bytes the decoder does not know. Into *@check the address of
+ * the check's jbe, where a probe is emulated by the kernel and sees the
+ * check's flags (CF or ZF set: the stack grows, the function starts
+ * again), or 0: no check, or a jump to the jbe from elsewhere.
  */
-int cp_go_body_start(const struct cp_func_code *f, uint64_t *at, char *err, size_t errlen);
+int cp_go_body_start(const struct cp_func_code *f, uint64_t *at, uint64_t *check, char *err,
+		     size_t errlen);
 
 #endif /* CPROF_FUNCBODY_H */

@@ -9,9 +9,14 @@
  * since Go 1.18 (flag 2) the version string follows at offset 32, a varint
  * length then its bytes. Before, it is behind pointers: told as "".
  *
- * The hooks are entry probes (after the stack check, as cprof probes a Go
- * function: RAX still holds the first argument) of the runtime functions
- * below, and the exits of newproc1 (RAX holds its result). Each must exist
+ * The hooks are entry probes of the runtime functions below, at the jbe of
+ * their stack check (RAX still holds the first argument; the kernel
+ * emulates a jbe, where it would step a copy of the body's first
+ * instruction out of line; the module ignores the hits that take the
+ * branch, the stack growing, CAUSALPROF_GOHOOK_F_STACK_CHECK), or after the
+ * check as cprof probes a Go function where there is none to use; and,
+ * for a goroutine's creation, newproc's call of runqput (SPAWN_CALLER), or
+ * where there is none, the exits of newproc1 (RAX holds its result). Each must exist
  * and must not be inlined anywhere: a call inlined into its caller passes
  * no probe, and the goroutine's hand-off there would go unseen. The
  * inline trees are those of .gopclntab, which every Go binary keeps.
@@ -26,6 +31,15 @@
 #include "gohooks.h"
 #include "gopclntab.h"
 #include "probes.h"
+
+/*
+ * Where a new goroutine is queued: runtime.newproc's closure calls
+ * newproc1, then runqput(pp, newg, true) (Go 1.17 to 1.23 at least). A
+ * probe on that call sees newg in RBX and is emulated; newproc1's exits
+ * (its rets, stepped out of line) are the hook where the call is not found.
+ */
+#define SPAWN_CALLER		"runtime.newproc.func1"
+#define SPAWN_CALLEE		"runtime.runqput"
 
 #define BUILDINFO_MAGIC		"\xff Go buildinf:"
 #define BUILDINFO_INLINE	2	/* flags: the strings follow the header */
@@ -167,6 +181,19 @@ static int resolve(const char *exe, const char *go, struct cp_go_hooks *h, char 
 	}
 	h->nr = 0;
 	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		if (hooks[i].kind == CAUSALPROF_GO_SPAWN) {
+			/* newproc's call of runqput(pp, newg): emulated, newg in RBX */
+			n = cp_probe_call_sites(exe, SPAWN_CALLER, SPAWN_CALLEE, locs,
+						max - h->nr, why, sizeof(why));
+			if (n > 0 && (size_t)n <= max - h->nr) {
+				for (j = 0; j < n; j++) {
+					h->sites[h->nr].kind = CAUSALPROF_GO_SPAWN;
+					h->sites[h->nr].flags = CAUSALPROF_GOHOOK_F_ARG2;
+					h->sites[h->nr++].offset = locs[j].offset;
+				}
+				continue;
+			}
+		}
 		n = cp_probe_resolve(hooks[i].spec, exe, locs, max - h->nr, why, sizeof(why));
 		if (n < 0 || (size_t)n > max - h->nr) {
 			ret = n < 0 ? n : -E2BIG;
@@ -177,7 +204,9 @@ static int resolve(const char *exe, const char *go, struct cp_go_hooks *h, char 
 		}
 		for (j = 0; j < n; j++) {
 			h->sites[h->nr].kind = hooks[i].kind;
-			h->sites[h->nr++].offset = locs[j].offset;
+			/* at the stack check's jbe: emulated, not stepped */
+			h->sites[h->nr].flags = locs[j].check ? CAUSALPROF_GOHOOK_F_STACK_CHECK : 0;
+			h->sites[h->nr++].offset = locs[j].check ? locs[j].check : locs[j].offset;
 		}
 	}
 	free(locs);

@@ -17,6 +17,7 @@
 
 struct cp_go_site {
 	uint32_t kind;		/* enum causalprof_go_hook */
+	uint32_t flags;		/* CAUSALPROF_GOHOOK_F_* */
 	uint64_t offset;	/* file offset */
 };
 

@@ -468,14 +468,14 @@ static int put_point(struct nl_msg *msg, const void *arg)
 }
 
 int cp_nl_progress_add_sites(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
-			     const uint64_t *offsets, unsigned int nr,
-			     const uint64_t *end_offsets, unsigned int nr_end,
+			     const uint64_t *offsets, unsigned int nr, uint64_t checks,
+			     const uint64_t *end_offsets, unsigned int nr_end, uint64_t end_checks,
 			     uint32_t visit_ns, uint32_t end_visit_ns)
 {
 	struct request req = { .cmd = CAUSALPROF_CMD_PROGRESS_ADD };
 	struct point p = {
 		.id = id, .kind = kind, .path = path,
-		.begin = { offsets, nr }, .end = { end_offsets, nr_end },
+		.begin = { offsets, nr, checks }, .end = { end_offsets, nr_end, end_checks },
 		.visit_ns = visit_ns, .end_visit_ns = end_visit_ns,
 	};
 
@@ -486,8 +486,8 @@ int cp_nl_progress_add_cost(struct cp_nl *nl, uint32_t id, uint32_t kind, const 
 			    uint64_t offset, uint64_t end_offset, uint32_t visit_ns,
 			    uint32_t end_visit_ns)
 {
-	return cp_nl_progress_add_sites(nl, id, kind, path, &offset, 1, &end_offset,
-					end_offset != 0, visit_ns, end_visit_ns);
+	return cp_nl_progress_add_sites(nl, id, kind, path, &offset, 1, 0, &end_offset,
+					end_offset != 0, 0, visit_ns, end_visit_ns);
 }
 
 int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
@@ -501,6 +501,7 @@ struct go_hooks {
 	const uint32_t *kinds;
 	const uint64_t *offsets;
 	const uint32_t *visit_ns;
+	const uint32_t *flags;
 	unsigned int nr;
 };
 
@@ -508,14 +509,15 @@ static int put_go_hooks(struct nl_msg *msg, const void *arg)
 {
 	const struct go_hooks *g = arg;
 
-	return cp_req_go_hooks(msg, g->path, g->kinds, g->offsets, g->visit_ns, g->nr);
+	return cp_req_go_hooks(msg, g->path, g->kinds, g->offsets, g->visit_ns, g->flags, g->nr);
 }
 
 int cp_nl_go_hooks(struct cp_nl *nl, const char *path, const uint32_t *kinds,
-		   const uint64_t *offsets, const uint32_t *visit_ns, unsigned int nr)
+		   const uint64_t *offsets, const uint32_t *visit_ns, const uint32_t *flags,
+		   unsigned int nr)
 {
 	struct request req = { .cmd = CAUSALPROF_CMD_GO_HOOKS };
-	const struct go_hooks g = { path, kinds, offsets, visit_ns, nr };
+	const struct go_hooks g = { path, kinds, offsets, visit_ns, flags, nr };
 
 	return request(nl, &req, put_go_hooks, &g);
 }

@@ -97,18 +97,24 @@ int cp_nl_progress_add_cost(struct cp_nl *nl, uint32_t id, uint32_t kind, const 
 			    uint64_t offset, uint64_t end_offset, uint32_t visit_ns,
 			    uint32_t end_visit_ns);
 
-/* The same for probes of several sites each (@nr_end 0 for a throughput point). */
+/*
+ * The same for probes of several sites each (@nr_end 0 for a throughput
+ * point); bit i of @checks (@end_checks) set when site i is a Go stack
+ * check's jbe (CAUSALPROF_PP_A_STACK_CHECKS).
+ */
 int cp_nl_progress_add_sites(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
-			     const uint64_t *offsets, unsigned int nr,
-			     const uint64_t *end_offsets, unsigned int nr_end,
+			     const uint64_t *offsets, unsigned int nr, uint64_t checks,
+			     const uint64_t *end_offsets, unsigned int nr_end, uint64_t end_checks,
 			     uint32_t visit_ns, uint32_t end_visit_ns);
 
 /*
  * GO_HOOKS: @nr hooks of the Go program @path, @kinds[i] at @offsets[i],
- * a trap costing @visit_ns[i] (NULL: not counted).
+ * a trap costing @visit_ns[i] (NULL: not counted), with CAUSALPROF_GOHOOK_F_*
+ * @flags[i] (NULL: none).
  */
 int cp_nl_go_hooks(struct cp_nl *nl, const char *path, const uint32_t *kinds,
-		   const uint64_t *offsets, const uint32_t *visit_ns, unsigned int nr);
+		   const uint64_t *offsets, const uint32_t *visit_ns, const uint32_t *flags,
+		   unsigned int nr);
 
 /* Print why cp_nl_open() failed. */
 void cp_nl_open_perror(int err);

@@ -66,14 +66,24 @@ static struct cp_point *point_new(struct cp_points *p, uint32_t kind, uint32_t s
 	return pt;
 }
 
-/* The offsets of @nr locations, in a new array. */
-static uint64_t *offsets_of(const struct cp_probe *locs, size_t nr)
+/*
+ * The offsets of @nr locations, in a new array: a Go function's entry at
+ * its stack check's jbe, which the kernel emulates (no out-of-line step)
+ * and the module judges by the check's flags, its bit in *@checks.
+ */
+static uint64_t *offsets_of(const struct cp_probe *locs, size_t nr, uint64_t *checks)
 {
 	uint64_t *v = calloc(nr ? nr : 1, sizeof(*v));
 	size_t i;
 
-	for (i = 0; v && i < nr; i++)
+	*checks = 0;
+	for (i = 0; v && i < nr; i++) {
 		v[i] = locs[i].offset;
+		if (locs[i].check && i < 64) {
+			v[i] = locs[i].check;
+			*checks |= 1ULL << i;
+		}
+	}
 	return v;
 }
 
@@ -90,8 +100,9 @@ static int add_uprobe(struct cp_points *p, uint32_t kind, const char *name, cons
 		return -ENOSPC;
 	}
 	pt = point_new(p, kind, CP_PP_UPROBE, name, spec);
-	if (!pt || !(pt->path = strdup(at[0].path)) || !(pt->offsets = offsets_of(at, nr)) ||
-	    !(pt->end_offsets = offsets_of(end, nr_end)))
+	if (!pt || !(pt->path = strdup(at[0].path)) ||
+	    !(pt->offsets = offsets_of(at, nr, &pt->checks)) ||
+	    !(pt->end_offsets = offsets_of(end, nr_end, &pt->end_checks)))
 		return -ENOMEM;
 	pt->id = ++p->nr_uprobes;
 	pt->nr_offsets = nr;
@@ -393,7 +404,8 @@ int cp_points_register(struct cp_points *p, struct cp_nl *nl, struct cp_rec_writ
 		if (pt->source != CP_PP_UPROBE)
 			continue;
 		ret = cp_nl_progress_add_sites(nl, pt->id, pt->kind, pt->path, pt->offsets,
-					       pt->nr_offsets, pt->end_offsets, pt->nr_end,
+					       pt->nr_offsets, pt->checks, pt->end_offsets,
+					       pt->nr_end, pt->end_checks,
 					       probe_cost(vc, pt->path, pt->offsets, pt->nr_offsets),
 					       probe_cost(vc, pt->path, pt->end_offsets, pt->nr_end));
 		if (ret) {

@@ -36,6 +36,7 @@ struct cp_point {
 	char *path;
 	uint64_t *offsets, *end_offsets;
 	unsigned int nr_offsets, nr_end;
+	uint64_t checks, end_checks;	/* bit i: that site is a Go stack check's jbe */
 
 	/* CP_PP_COUNTER: coz.h's counters (a latency point has two) */
 	uint64_t now_count, now_ends;	/* at the last snapshot */

@@ -263,6 +263,7 @@ static void add_loc(struct res *r, const char *path, uint64_t off, bool sem)
 		r->out[r->nr].offset = off;
 		r->out[r->nr].semaphore = sem;
 		r->out[r->nr].indirect = 0;
+		r->out[r->nr].check = 0;
 	}
 	r->nr++;
 }
@@ -572,12 +573,15 @@ static int add_exits(struct res *r, const struct obj *o, const struct funcs *f,
 	return 0;
 }
 
-/* FUNC: its entry, after the stack check in a Go program. */
+/*
+ * FUNC: its entry; in a Go program after the stack check, and the check's
+ * jbe in the location's check (points.c and gohooks.c probe there).
+ */
 static int add_entry(struct res *r, const struct obj *o, const struct funcs *f,
 		     const struct func *fn)
 {
 	struct cp_func_code code;
-	uint64_t at = fn->vaddr, off;
+	uint64_t at = fn->vaddr, check = 0, off, check_off = 0;
 	char msg[256];
 	int ret;
 
@@ -585,7 +589,7 @@ static int add_entry(struct res *r, const struct obj *o, const struct funcs *f,
 		ret = func_code(r, o, f, fn, &code);
 		if (ret)
 			return ret;
-		ret = cp_go_body_start(&code, &at, msg, sizeof(msg));
+		ret = cp_go_body_start(&code, &at, &check, msg, sizeof(msg));
 		if (ret) {
 			snprintf(r->err, r->errlen, "%s: %s", r->spec, msg);
 			return ret;
@@ -596,8 +600,22 @@ static int add_entry(struct res *r, const struct obj *o, const struct funcs *f,
 			 o->path);
 		return -ENOENT;
 	}
+	if (check && cp_elf_vaddr_to_off(o->elf, check, &check_off))
+		check_off = 0;
 	add_loc(r, o->path, off, false);
+	if (r->nr <= r->max)
+		r->out[r->nr - 1].check = check_off;
 	return 0;
+}
+
+/* The functions named @f->name in @o: .symtab, else .dynsym, else Go's table. */
+static void lookup(const struct obj *o, struct funcs *f)
+{
+	scan_syms(o->elf, SHT_SYMTAB, f);
+	if (!f->nr)
+		scan_syms(o->elf, SHT_DYNSYM, f);
+	if (!f->nr)
+		scan_go(o->elf, f);
 }
 
 /*
@@ -611,11 +629,7 @@ static int find_func(struct res *r, const struct obj *o, const char *name)
 	size_t i;
 	int ret;
 
-	scan_syms(o->elf, SHT_SYMTAB, &f);
-	if (!f.nr)
-		scan_syms(o->elf, SHT_DYNSYM, &f);
-	if (!f.nr)
-		scan_go(o->elf, &f);
+	lookup(o, &f);
 	for (i = 0; i < f.nr; i++) {
 		ret = r->returns ? add_exits(r, o, &f, &f.fn[i]) : add_entry(r, o, &f, &f.fn[i]);
 		if (ret)
@@ -944,6 +958,60 @@ int cp_probe_resolve(const char *spec, const char *exe, struct cp_probe *out, si
 out:
 	objs_free(&o);
 	free(copy);
+	if (ret)
+		return ret;
+	return r.nr > INT_MAX ? INT_MAX : (int)r.nr;
+}
+
+int cp_probe_call_sites(const char *exe, const char *caller, const char *callee,
+			struct cp_probe *out, size_t max, char *err, size_t errlen)
+{
+	struct funcs fc = { .name = caller, .len = strlen(caller) };
+	struct funcs fe = { .name = callee, .len = strlen(callee) };
+	struct res r = { caller, out, max, 0, err, errlen, false };
+	uint64_t at[CP_MAX_CALL_SITES], off;
+	struct cp_func_code code;
+	struct objs o = { 0 };
+	const struct obj *ob;
+	int ret, n, i;
+
+	ret = objs_init(&o, exe, &r);
+	if (ret)
+		goto out;
+	ob = obj_at(&o, 0);
+	lookup(ob, &fc);
+	lookup(ob, &fe);
+	if (fc.nr != 1 || fe.nr != 1) {
+		snprintf(err, errlen, "%s: %s function '%s' in %s", caller,
+			 (fc.nr > 1 || fe.nr > 1) ? "more than one" : "no",
+			 fc.nr != 1 ? caller : callee, exe);
+		ret = fc.nr > 1 || fe.nr > 1 ? -EEXIST : -ENOENT;
+		goto out;
+	}
+	ret = func_code(&r, ob, &fc, &fc.fn[0], &code);
+	if (ret)
+		goto out;
+	n = cp_func_calls(&code, fe.fn[0].vaddr, at, CP_MAX_CALL_SITES, err, errlen);
+	if (n < 0) {
+		ret = n;
+		goto out;
+	}
+	if (!n || n > CP_MAX_CALL_SITES) {
+		snprintf(err, errlen, "%s: %s calls of %s", caller, n ? "too many" : "no", callee);
+		ret = n ? -E2BIG : -ENOENT;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (cp_elf_vaddr_to_off(ob->elf, at[i], &off)) {
+			snprintf(err, errlen, "%s: a call of %s is not in %s's code", caller,
+				 callee, exe);
+			ret = -ENOENT;
+			goto out;
+		}
+		add_loc(&r, ob->path, off, false);
+	}
+out:
+	objs_free(&o);
 	if (ret)
 		return ret;
 	return r.nr > INT_MAX ? INT_MAX : (int)r.nr;

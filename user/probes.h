@@ -33,7 +33,24 @@ struct cp_probe {
 	unsigned int indirect;	/* %return: the function's jumps through a pointer,
 				 * taken as jumps inside it (funcbody.h)
 				 */
+	uint64_t check;		/* a Go function's entry: the file offset of its
+				 * stack check's jbe (cp_go_body_start()), or 0
+				 */
 };
+
+/* Calls of one function in another that cp_probe_call_sites() takes, at most. */
+#define CP_MAX_CALL_SITES	8
+
+/*
+ * The calls (call rel32) of function @callee in function @caller, both of
+ * the executable @exe itself (one function of each name), as locations: how
+ * many (1 to CP_MAX_CALL_SITES, at most @max written), or -errno with the
+ * reason in @err: -ENOENT (no such function, or no such call), -EEXIST
+ * (either name more than one function), -E2BIG, -EINVAL (code the decoder
+ * does not know). The kernel emulates a probed call: no out-of-line step.
+ */
+int cp_probe_call_sites(const char *exe, const char *caller, const char *callee,
+			struct cp_probe *out, size_t max, char *err, size_t errlen);
 
 /* Whether @spec names a function's exits (FUNC%return): its locations make one probe. */
 bool cp_probe_is_return(const char *spec);

@@ -1769,6 +1769,7 @@ static int stop(struct record *r)
 static int go_hooks(struct record *r)
 {
 	uint32_t kinds[CAUSALPROF_MAX_GO_HOOKS], cost[CAUSALPROF_MAX_GO_HOOKS];
+	uint32_t flags[CAUSALPROF_MAX_GO_HOOKS];
 	uint64_t offs[CAUSALPROF_MAX_GO_HOOKS];
 	unsigned int i;
 	int ret;
@@ -1778,9 +1779,10 @@ static int go_hooks(struct record *r)
 	for (i = 0; i < r->go.nr; i++) {
 		kinds[i] = r->go.sites[i].kind;
 		offs[i] = r->go.sites[i].offset;
+		flags[i] = r->go.sites[i].flags;
 		cost[i] = cp_visit_cost_of(&r->visit_cost, r->exe, offs[i]);
 	}
-	ret = cp_nl_go_hooks(&r->nl, r->exe, kinds, offs, cost, r->go.nr);
+	ret = cp_nl_go_hooks(&r->nl, r->exe, kinds, offs, cost, flags, r->go.nr);
 	if (ret) {
 		cp_nl_perror(&r->nl, "cannot place the Go hooks (--no-go goes without)", ret);
 		return 1;

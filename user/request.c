@@ -133,6 +133,8 @@ int cp_req_progress_add_sites(struct nl_msg *msg, uint32_t id, uint32_t kind, co
 	    nla_put_string(msg, CAUSALPROF_PP_A_PATH, path) ||
 	    put_sites(msg, CAUSALPROF_PP_A_OFFSET, CAUSALPROF_PP_A_SITES, begin) ||
 	    put_sites(msg, CAUSALPROF_PP_A_END_OFFSET, CAUSALPROF_PP_A_END_SITES, end) ||
+	    (begin->checks && nla_put_u64(msg, CAUSALPROF_PP_A_STACK_CHECKS, begin->checks)) ||
+	    (end->checks && nla_put_u64(msg, CAUSALPROF_PP_A_END_STACK_CHECKS, end->checks)) ||
 	    (visit_ns && nla_put_u32(msg, CAUSALPROF_PP_A_VISIT_NS, visit_ns)) ||
 	    (end_visit_ns && nla_put_u32(msg, CAUSALPROF_PP_A_END_VISIT_NS, end_visit_ns)))
 		return -EMSGSIZE;
@@ -144,7 +146,8 @@ int cp_req_progress_add(struct nl_msg *msg, uint32_t id, uint32_t kind, const ch
 			uint64_t offset, uint64_t end_offset, uint32_t visit_ns,
 			uint32_t end_visit_ns)
 {
-	const struct cp_req_sites begin = { &offset, 1 }, end = { &end_offset, end_offset != 0 };
+	const struct cp_req_sites begin = { &offset, 1, 0 };
+	const struct cp_req_sites end = { &end_offset, end_offset != 0, 0 };
 
 	return cp_req_progress_add_sites(msg, id, kind, path, &begin, &end, visit_ns,
 					 end_visit_ns);
@@ -161,7 +164,8 @@ int cp_req_progress_del(struct nl_msg *msg, uint32_t id)
 }
 
 int cp_req_go_hooks(struct nl_msg *msg, const char *path, const uint32_t *kinds,
-		    const uint64_t *offsets, const uint32_t *visit_ns, unsigned int nr)
+		    const uint64_t *offsets, const uint32_t *visit_ns, const uint32_t *flags,
+		    unsigned int nr)
 {
 	struct nlattr *go = nla_nest_start(msg, CAUSALPROF_A_GO_HOOKS), *hook;
 	unsigned int i;
@@ -173,7 +177,8 @@ int cp_req_go_hooks(struct nl_msg *msg, const char *path, const uint32_t *kinds,
 		if (!hook || nla_put_u32(msg, CAUSALPROF_GOHOOK_A_KIND, kinds[i]) ||
 		    nla_put_u64(msg, CAUSALPROF_GOHOOK_A_OFFSET, offsets[i]) ||
 		    (visit_ns && visit_ns[i] &&
-		     nla_put_u32(msg, CAUSALPROF_GOHOOK_A_VISIT_NS, visit_ns[i])))
+		     nla_put_u32(msg, CAUSALPROF_GOHOOK_A_VISIT_NS, visit_ns[i])) ||
+		    (flags && flags[i] && nla_put_u32(msg, CAUSALPROF_GOHOOK_A_FLAGS, flags[i])))
 			return -EMSGSIZE;
 		nla_nest_end(msg, hook);
 	}

@@ -57,6 +57,7 @@ int cp_req_progress_add(struct nl_msg *msg, uint32_t id, uint32_t kind, const ch
 struct cp_req_sites {
 	const uint64_t *off;
 	unsigned int nr;
+	uint64_t checks;	/* bit i: off[i] is a Go stack check's jbe */
 };
 /* PROGRESS_ADD of a point whose probes may have several sites. */
 int cp_req_progress_add_sites(struct nl_msg *msg, uint32_t id, uint32_t kind, const char *path,
@@ -66,9 +67,11 @@ int cp_req_progress_add_sites(struct nl_msg *msg, uint32_t id, uint32_t kind, co
 int cp_req_progress_del(struct nl_msg *msg, uint32_t id);
 /*
  * GO_HOOKS: nr hooks, kinds[i] (enum causalprof_go_hook) at offsets[i] of
- * path, whose traps cost visit_ns[i] (visit_ns NULL, or an entry 0: not said).
+ * path, whose traps cost visit_ns[i] (visit_ns NULL, or an entry 0: not said),
+ * with CAUSALPROF_GOHOOK_F_* flags[i] (NULL, or 0: none).
  */
 int cp_req_go_hooks(struct nl_msg *msg, const char *path, const uint32_t *kinds,
-		    const uint64_t *offsets, const uint32_t *visit_ns, unsigned int nr);
+		    const uint64_t *offsets, const uint32_t *visit_ns, const uint32_t *flags,
+		    unsigned int nr);
 
 #endif /* CPROF_REQUEST_H */

@@ -288,7 +288,16 @@ int cp_nl_progress_add_sites(struct cp_nl *nl, uint32_t id, uint32_t kind, const
 			     const uint64_t *offsets, unsigned int nr,
 			     const uint64_t *end_offsets, unsigned int nr_end)
 {
-	const struct cp_req_sites begin = { offsets, nr }, end = { end_offsets, nr_end };
+	return cp_nl_progress_add_checks(nl, id, kind, path, offsets, nr, 0, end_offsets,
+					 nr_end, 0);
+}
+
+int cp_nl_progress_add_checks(struct cp_nl *nl, uint32_t id, uint32_t kind, const char *path,
+			      const uint64_t *offsets, unsigned int nr, uint64_t checks,
+			      const uint64_t *end_offsets, unsigned int nr_end, uint64_t end_checks)
+{
+	const struct cp_req_sites begin = { offsets, nr, checks };
+	const struct cp_req_sites end = { end_offsets, nr_end, end_checks };
 	struct nl_msg *msg = new_msg();
 	int ret;
 
@@ -307,7 +316,8 @@ int cp_nl_progress_add(struct cp_nl *nl, uint32_t id, uint32_t kind, const char 
 }
 
 int cp_nl_go_hooks(struct cp_nl *nl, const char *path, const uint32_t *kinds,
-		   const uint64_t *offsets, const uint32_t *visit_ns, unsigned int nr)
+		   const uint64_t *offsets, const uint32_t *visit_ns, const uint32_t *flags,
+		   unsigned int nr)
 {
 	struct nl_msg *msg = new_msg();
 	int ret;
@@ -315,7 +325,8 @@ int cp_nl_go_hooks(struct cp_nl *nl, const char *path, const uint32_t *kinds,
 	if (!msg)
 		return -ENOMEM;
 	ret = send_built(nl, CAUSALPROF_CMD_GO_HOOKS, msg,
-			 cp_req_go_hooks(msg, path, kinds, offsets, visit_ns, nr), NULL, 0);
+			 cp_req_go_hooks(msg, path, kinds, offsets, visit_ns, flags, nr),
+			 NULL, 0);
 	return ret < 0 ? ret : 0;
 }
 

@@ -246,7 +246,7 @@ static int prog_fork(struct cp_prog *p, bool held)
 int cp_prog_spawn(struct cp_prog *p)
 {
 	char buf[256];
-	unsigned long long tp, begin, end;
+	unsigned long long tp, begin, end, check = 0;
 	int ret;
 
 	cp_prog_init(p);
@@ -259,14 +259,16 @@ int cp_prog_spawn(struct cp_prog *p)
 	ret = cp_target_read(&p->t, buf, sizeof(buf), "\n", 10000);
 	if (ret < 0)
 		return ret;
-	if (sscanf(buf, "ready %d %llx %llx %llx", &p->pid, &tp, &begin, &end) != 4)
+	if (sscanf(buf, "ready %d %llx %llx %llx %llx", &p->pid, &tp, &begin, &end, &check) < 4)
 		return -EINVAL;
 	p->tp = tp;
 	p->begin = begin;
 	p->end = end;
+	p->check = check;
 	if (cp_file_offset(p->pid, p->tp, &p->off_tp) ||
 	    cp_file_offset(p->pid, p->begin, &p->off_begin) ||
-	    cp_file_offset(p->pid, p->end, &p->off_end))
+	    cp_file_offset(p->pid, p->end, &p->off_end) ||
+	    (p->check && cp_file_offset(p->pid, p->check, &p->off_check)))
 		return -ENOENT;
 	return 0;
 }

@@ -5,9 +5,9 @@
  *
  *	progress CMDFD
  *
- * stdout: "ready PID TP BEGIN END" (hex: the addresses of tp(),
- * lat_begin() and lat_end() in this process), then one line per command
- * read from file descriptor CMDFD:
+ * stdout: "ready PID TP BEGIN END CHECK" (hex: the addresses of tp(),
+ * lat_begin(), lat_end() and, on x86-64, gocheck_jbe in this process, 0
+ * elsewhere), then one line per command read from file descriptor CMDFD:
  *
  *	call N T	T threads call tp() N times in all, in bursts of 100
  *			with a yield between; "called N"
@@ -17,6 +17,9 @@
  *			of the CLOCK_MONOTONIC intervals between the two calls
  *			(inner: after lat_begin() returned, before lat_end() was
  *			called) and around them (outer)
+ *	gocheck N M	N calls of gocheck() that pass its Go-like stack check
+ *			and M that fail it (its jbe taken, as when a Go
+ *			function's stack must grow); "gochecked N M" (x86-64)
  *	begin		lat_begin(); "begun"
  *	end		lat_end(); "ended"
  *	exit		exits with status 0
@@ -52,6 +55,43 @@ PROBED void lat_end(void)
 {
 	__asm__ volatile("" ::: "memory");
 }
+
+#ifdef __x86_64__
+/*
+ * A Go function's stack check, for the Go hooks' CAUSALPROF_GOHOOK_F_STACK_CHECK:
+ * gocheck(limit, g) compares %rsp with 16(%r14), as Go's prologue compares
+ * it with the goroutine's stack guard, and its jbe (gocheck_jbe) is taken
+ * when %rsp <= limit. RAX holds g at the jbe, as a hook's goroutine.
+ */
+void gocheck(uint64_t limit, uint64_t g);
+void gocheck_jbe(void);
+__asm__(".pushsection .text\n"
+	".globl gocheck\n"
+	".type gocheck, @function\n"
+	"gocheck:\n"
+	"	push %r14\n"
+	"	sub $24, %rsp\n"
+	"	mov %rdi, 16(%rsp)\n"
+	"	mov %rsp, %r14\n"
+	"	mov %rsi, %rax\n"
+	"	cmp 16(%r14), %rsp\n"
+	".globl gocheck_jbe\n"
+	"gocheck_jbe:\n"
+	"	jbe 1f\n"
+	"1:	add $24, %rsp\n"
+	"	pop %r14\n"
+	"	ret\n"
+	".size gocheck, .-gocheck\n"
+	".popsection\n");
+#define GOCHECK_AT ((unsigned long)gocheck_jbe)
+#else
+static void gocheck(uint64_t limit, uint64_t g)
+{
+	(void)limit;
+	(void)g;
+}
+#define GOCHECK_AT 0UL
+#endif
 
 static uint64_t now_ns(void)
 {
@@ -156,8 +196,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("ready %d %lx %lx %lx\n", getpid(), (unsigned long)tp,
-	       (unsigned long)lat_begin, (unsigned long)lat_end);
+	printf("ready %d %lx %lx %lx %lx\n", getpid(), (unsigned long)tp,
+	       (unsigned long)lat_begin, (unsigned long)lat_end, GOCHECK_AT);
 
 	while (fgets(line, sizeof(line), cmd)) {
 		inner = outer = 0;
@@ -170,6 +210,12 @@ int main(int argc, char **argv)
 				return 1;
 			printf("lat %ld %llu %llu\n", t * n, (unsigned long long)inner,
 			       (unsigned long long)outer);
+		} else if (sscanf(line, "gocheck %ld %ld", &n, &t) == 2) {
+			for (ms = 0; ms < n; ms++)
+				gocheck(0, 0x1000);
+			for (ms = 0; ms < t; ms++)
+				gocheck(~0ULL, 0x1000);
+			printf("gochecked %ld %ld\n", n, t);
 		} else if (!strcmp(line, "begin\n")) {
 			lat_begin();
 			printf("begun\n");

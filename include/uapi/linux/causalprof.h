@@ -238,6 +238,17 @@
  *                                 absent: nothing counted
  *       CAUSALPROF_PP_A_END_VISIT_NS: NLA_U32, latency points only, the same
  *                                     for the end probe
+ *       CAUSALPROF_PP_A_STACK_CHECKS: NLA_U64, optional: bit i set when the
+ *                                     begin probe's site i (CAUSALPROF_PP_A_OFFSET
+ *                                     the first, then those of _SITES) is
+ *                                     the jbe of a Go function's stack
+ *                                     check, as a Go hook's with
+ *                                     CAUSALPROF_GOHOOK_F_STACK_CHECK: a hit
+ *                                     that takes the branch (the stack grows,
+ *                                     the function starts again) is no visit.
+ *                                     A bit beyond the sites: -EINVAL
+ *       CAUSALPROF_PP_A_END_STACK_CHECKS: NLA_U64, latency points only, the
+ *                                         same for the end probe's sites
  *   -EEXIST for an id in use, -ENOSPC beyond 16 points, -ENOENT for a
  *   missing file, -EACCES for a file the caller may not read. Points
  *   belong to the session: they go when it stops. A point stops counting
@@ -268,8 +279,8 @@
  *                                   -ERANGE, the policy's "integer out
  *                                   of range")
  *         CAUSALPROF_GOHOOK_A_OFFSET: NLA_U64, required, file offset of an
- *                                     instruction where RAX holds the
- *                                     goroutine (its g) the kind says,
+ *                                     instruction where RAX (or RBX, below)
+ *                                     holds the goroutine (its g) the kind says,
  *                                     inside an executable segment
  *         CAUSALPROF_GOHOOK_A_VISIT_NS: NLA_U32, optional, at most
  *                                       CAUSALPROF_MAX_VISIT_NS: what the
@@ -278,6 +289,20 @@
  *                                       experiments, as a progress point's
  *                                       visit is (CAUSALPROF_PP_A_VISIT_NS);
  *                                       0 or absent: not counted
+ *         CAUSALPROF_GOHOOK_A_FLAGS: NLA_U32, optional,
+ *                                    CAUSALPROF_GOHOOK_F_*; unknown bits
+ *                                    are -EINVAL. With
+ *                                    CAUSALPROF_GOHOOK_F_STACK_CHECK the
+ *                                    offset is the jbe of the function's
+ *                                    stack check (cmp 16(R14); jbe
+ *                                    morestack), which the kernel emulates
+ *                                    (no out-of-line step): a hit that
+ *                                    takes the branch (CF or ZF set: the
+ *                                    stack grows and the function starts
+ *                                    again) is not an event. With
+ *                                    CAUSALPROF_GOHOOK_F_ARG2 the goroutine
+ *                                    is in RBX (the register ABI's second
+ *                                    argument: a call of runqput(pp, g))
  *     Every kind at least once, no offset twice: else -EINVAL ("no
  *     CAUSALPROF_GO_READY hook", ...). -EEXIST when the session has its Go
  *     hooks already; -ENOENT, -EACCES, -EINVAL for the file as for a
@@ -493,6 +518,8 @@ enum causalprof_pp_attr {
 	CAUSALPROF_PP_A_END_VISIT_NS,
 	CAUSALPROF_PP_A_SITES,
 	CAUSALPROF_PP_A_END_SITES,
+	CAUSALPROF_PP_A_STACK_CHECKS,
+	CAUSALPROF_PP_A_END_STACK_CHECKS,
 	__CAUSALPROF_PP_A_LAST
 };
 #define CAUSALPROF_PP_A_MAX (__CAUSALPROF_PP_A_LAST - 1)
@@ -523,15 +550,24 @@ enum causalprof_gohook_attr {
 	CAUSALPROF_GOHOOK_A_KIND,
 	CAUSALPROF_GOHOOK_A_OFFSET,
 	CAUSALPROF_GOHOOK_A_VISIT_NS,
+	CAUSALPROF_GOHOOK_A_FLAGS,
 	__CAUSALPROF_GOHOOK_A_LAST
 };
 #define CAUSALPROF_GOHOOK_A_MAX (__CAUSALPROF_GOHOOK_A_LAST - 1)
 
+/* CAUSALPROF_GOHOOK_A_FLAGS */
+enum {
+	CAUSALPROF_GOHOOK_F_STACK_CHECK	= 1U << 0,	/* at the stack check's jbe */
+	CAUSALPROF_GOHOOK_F_ARG2	= 1U << 1,	/* the goroutine in RBX, not RAX */
+	__CAUSALPROF_GOHOOK_F_ALL	= (1U << 2) - 1
+};
+
 /*
  * What a Go hook's uprobe marks; at each, RAX holds the goroutine (cprof
- * probes the functions named after their stack check, where the register
- * ABI's first argument is still in RAX, and newproc1's exits, where its
- * result is).
+ * probes the functions named at their stack check's jbe, or at their
+ * entry when they have none, where the register ABI's first argument is
+ * still in RAX; and for SPAWN newproc's call of runqput(pp, g), g in RBX,
+ * or newproc1's exits, where its result is in RAX).
  */
 enum causalprof_go_hook {
 	CAUSALPROF_GO_READY,	/* made runnable by current (runtime.ready) */
@@ -540,7 +576,7 @@ enum causalprof_go_hook {
 	CAUSALPROF_GO_YIELD,	/* current stops running it, runnable (runtime.goschedImpl,
 				 * goyield_m, exitsyscall0)
 				 */
-	CAUSALPROF_GO_SPAWN,	/* created by current (runtime.newproc1's exits) */
+	CAUSALPROF_GO_SPAWN,	/* created by current (runtime.newproc1) */
 	__CAUSALPROF_GO_HOOK_MAX
 };
 #define CAUSALPROF_GO_HOOK_MAX (__CAUSALPROF_GO_HOOK_MAX - 1)
