@@ -287,6 +287,42 @@ TEST_F(causal, spin_payments)
 	ASSERT_GE(b[1].paid / (b[1].payments ?: 1), (int64_t)min_pause * 1000 * 9 / 10);
 }
 
+/*
+ * With one CPU online the rules of spin_pause_us are off: the wake-up
+ * latency they avoid is time the other threads run on that CPU. In nap
+ * mode A runs the selected code 2 ms in 5, so B (5 ms asleep, 2 ms of
+ * work) often wakes with its CPU free owing a few hundred microseconds,
+ * which those rules would have it pay at once, spinning. Off, it pays
+ * only debts of min_pause_us, asleep. tests/causal1cpu_test.sh runs this
+ * program on one vCPU.
+ */
+TEST_F(causal, spin_payments_one_cpu)
+{
+	uint64_t spin_pause, min_pause;
+	int64_t spins = -1;
+	struct exp_task b = { 0 };
+	int ret;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		SKIP(return, "more than one CPU online");
+	ASSERT_EQ(0, cp_module_param_get("spin_pause_us", &spin_pause));
+	ASSERT_EQ(0, cp_module_param_get("min_pause_us", &min_pause));
+	ASSERT_EQ(0, spawn(_metadata, self, "nap", "0"));
+	ASSERT_EQ(0, session_start(self));
+	ret = cp_module_param_set("spin_pause_us", 2000);
+	if (!ret)
+		ret = experiment(self, 50, 3000);
+	EXPECT_EQ(0, cp_module_param_set("spin_pause_us", spin_pause));
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, exp_task(&self->info, self->c.b, &b));
+	ASSERT_EQ(0, cp_exp_i64(self->info.text, "spins", &spins));
+	TH_LOG("inserted %" PRId64 " ns, B paid %" PRId64 " ns in %d payments, %" PRId64
+	       " spun", self->info.inserted, b.paid, b.payments, spins);
+	ASSERT_LT(0, b.payments);
+	ASSERT_EQ(0, spins);
+	ASSERT_GE(b.paid / b.payments, (int64_t)min_pause * 1000 * 9 / 10);
+}
+
 TEST_F(causal, callee_hits)
 {
 	int64_t before, after;

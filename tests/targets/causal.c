@@ -7,6 +7,8 @@
  *
  * spin:  A and B spin.
  * sleep: A spins; B sleeps 5 ms in nanosleep(), then spins 2 ms, in a loop.
+ * nap:   as sleep, but A spins 2 ms and sleeps 3 ms, in a loop: on one CPU
+ *        B often wakes with its CPU free.
  * callee: A loops in hit_caller(), in the selected code, which calls
  *        callee_spin(), outside it: A is always in a callee of the
  *        selected code, which the return address of the call shows.
@@ -49,6 +51,25 @@ static HIT void hit_spin(void)
 		counter++;
 }
 
+static long elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Spins ms milliseconds, the clock read outside the selected code. */
+static HIT void hit_spin_ms(long ms, const struct timespec *t0)
+{
+	unsigned long i;
+
+	do {
+		for (i = 0; i < 10000; i++)
+			counter++;
+	} while (elapsed_ms(t0) < ms);
+}
+
 static __attribute__((noinline)) void other_spin_ms(long ms)
 {
 	struct timespec t0, t;
@@ -80,9 +101,16 @@ static HIT void hit_caller(void)
 
 static void *thread_a(void *arg)
 {
+	struct timespec ts = { .tv_nsec = 3000000 }, t0;
+
 	atid = gettid();
 	if (!strcmp(mode, "callee"))
 		hit_caller();
+	while (!strcmp(mode, "nap")) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		hit_spin_ms(2, &t0);
+		nanosleep(&ts, NULL);
+	}
 	hit_spin();
 	return NULL;
 }
@@ -92,7 +120,7 @@ static void *thread_b(void *arg)
 	struct timespec ts = { .tv_nsec = 5000000 };
 
 	btid = gettid();
-	if (strcmp(mode, "sleep"))
+	if (strcmp(mode, "sleep") && strcmp(mode, "nap"))
 		other_spin_ms(-1);
 	for (;;) {
 		nanosleep(&ts, NULL);
@@ -153,8 +181,9 @@ int main(int argc, char *argv[])
 	int seconds;
 
 	if (argc < 2 || (strcmp(argv[1], "spin") && strcmp(argv[1], "sleep") &&
-			 strcmp(argv[1], "callee") && strcmp(argv[1], "crowd"))) {
-		fprintf(stderr, "usage: causal spin|sleep|callee|crowd [SECONDS]\n");
+			 strcmp(argv[1], "nap") && strcmp(argv[1], "callee") &&
+			 strcmp(argv[1], "crowd"))) {
+		fprintf(stderr, "usage: causal spin|sleep|nap|callee|crowd [SECONDS]\n");
 		return 2;
 	}
 	mode = argv[1];

@@ -6,7 +6,7 @@
 # The test programs that need deterministic guest time: tests/vm/check
 # (make check) runs them in a boot of their own, on one vCPU under -icount;
 # a plain run lists them only when named.
-icount_programs="causal_truth_test.sh go_truth_test.sh"
+icount_programs="causal_truth_test.sh go_truth_test.sh causal1cpu_test.sh"
 
 # The test programs that need single-threaded TCG: uprobes in a Go 1.19
 # runtime's scheduler crash the program under multi-threaded TCG, with or
