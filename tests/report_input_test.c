@@ -435,6 +435,68 @@ TEST_F(input, causal_spans)
 }
 
 /*
+ * Visits in bursts: 10 at a time (0.01 ms apart), a burst every 10 ms (7.5
+ * ms while a.c:10 is 50 % faster: the program 25 % faster), the 0 %
+ * experiments 60 effective ms long (about 6 bursts), a.c:10's 20 (about
+ * 3), their windows falling at every phase of the bursts. A span from the
+ * first hit to the last covers one gap fewer than its bursts, and counts
+ * all their visits: at 0 % 50 ms for 59 visits, on a.c:10 15 ms for 29,
+ * about +40 % where the truth is 25 %. The report sees that the spans'
+ * period is well below the windows' and counts windows, which the phases
+ * average out.
+ */
+TEST_F(input, causal_bursts)
+{
+	static const char *const names[] = { "cpu-clock" };
+	const struct causalprof_exp_range rg = { .pid = SYNTH_PID, .start = 0x1000, .end = 0x2000 };
+	struct causalprof_exp_point pt = { .id = 1, .kind = CAUSALPROF_PP_THROUGHPUT };
+	struct causalprof_experiment e = { .nr_ranges = 1, .nr_points = 1 };
+	char path[160], *argv[] = { "report", "--causal", "-i", path, NULL };
+	double gap, phase, eff, scale, span, row;
+	struct causalprof_exp_span sp;
+	char *out = NULL, *err = NULL;
+	unsigned int k, bursts;
+	struct synth s;
+
+	snprintf(path, sizeof(path), "%s/bursts.data", self->dir);
+	ASSERT_EQ(0, synth_begin(&s, path, SYNTH_PID, names, 1));
+	for (k = 0; k < 80; k++) {
+		e.id = k + 1;
+		e.start_ns = 1000000000ULL + k * 100000000ULL;
+		if (k % 2 == 0)
+			e.speedup = 0, gap = 10e6, eff = 60e6, e.inserted_ns = 0;
+		else
+			e.speedup = 500, gap = 7.5e6, eff = 20e6, e.inserted_ns = 10000000;
+		/* Phases 0, 0.1, ... 0.9 of a gap in turn, each speedup. */
+		phase = gap * ((k / 2) % 10) / 10;
+		bursts = (unsigned int)((eff - phase - 0.09e6) / gap) + 1;
+		e.wall_ns = (uint64_t)eff + e.inserted_ns;
+		scale = e.wall_ns / eff;
+		pt.count = bursts * 10;
+		span = (bursts - 1) * gap + 0.09e6;
+		sp = (struct causalprof_exp_span){
+			.first_ns = e.start_ns + (uint64_t)(phase * scale),
+			.last_ns = e.start_ns + (uint64_t)((phase + span) * scale),
+			.hits = pt.count,
+		};
+		sp.inserted_ns = sp.last_ns - sp.first_ns - (uint64_t)span;
+		synth_experiment_spans(&s, &e, &rg, &pt, &sp);
+		synth_causal(&s, e.id, k % 2 ? "/src/a.c:10" : "/src/a.c:20", "f", NULL, 0);
+	}
+	synth_end(&s, 0, 0);
+	ASSERT_EQ(0, synth_finish(&s));
+
+	ASSERT_EQ(0, synth_cprof(argv, &out, &err)) TH_LOG("%s", err);
+	row = row_at_50(out, "/src/a.c:10");
+	TH_LOG("a.c:10 at 50 %%: %+.1f %% (truth 25)", row);
+	EXPECT_TRUE(row > 22 && row < 28) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "hits timed")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "visits in bursts")) TH_LOG("%s", out);
+	free(out);
+	free(err);
+}
+
+/*
  * Rows that are no answer yet: a.c:10 measured 14 times at 50 % (25 %
  * faster), a.c:30 once, wildly (+90 %). a.c:30's row is marked '?' and
  * left out of its impact, so a.c:10 ranks first (with the row counted,
