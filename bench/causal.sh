@@ -28,7 +28,11 @@
 #            main.progress; --fixed-line with --no-go too
 #   gomutex  Go: four goroutines and a sync.Mutex, crit() 2 units, other()
 #            0.5 (gt_mutex.go); point main.progress; --no-go too
-#   gochan123, gomutex123  the same two built by Go 1.23 (Debian's
+#   gopool   Go: 32 worker goroutines fed from a channel, each counting
+#            its items, work() 0.2 units an item, tidy()
+#            0.01 every 20 ms (gt_pool.go; work() about x, tidy() about 0);
+#            point main.finish; --no-go too
+#   gochan123, gomutex123, gopool123  the same built by Go 1.23 (Debian's
 #            golang-1.23-go from backports), when it was there at build time
 #
 # and the barrier once more with its point from Coz's coz.h, default mode.
@@ -104,6 +108,12 @@ prog()
 	gomutex)
 		bin=gt_mutex-go main=crit other=other mknob=-s oknob=-o point="--progress main.progress"
 		what="Go sync.Mutex, four goroutines, point main.progress" ;;
+	gopool)
+		bin=gt_pool-go main=work other=tidy mknob=-s oknob=-o point="--progress main.finish"
+		what="Go worker pool, 32 goroutines fed from a channel, point main.finish" ;;
+	gopool123)
+		bin=gt_pool-go1.23 main=work other=tidy mknob=-s oknob=-o point="--progress main.finish"
+		what="Go 1.23 worker pool, 32 goroutines fed from a channel, point main.finish" ;;
 	gochan123)
 		bin=gt_chan-go1.23 main=produce other=consume mknob=-p oknob=-c point="--progress main.progress"
 		what="Go 1.23 channel, producer and consumer goroutines, point main.progress" ;;

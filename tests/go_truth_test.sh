@@ -5,16 +5,17 @@
 # and without (--no-go), against ground truth measured in the same boot,
 # as causal_truth_test.sh does for C (its method and its reasons to run on
 # one vCPU under -icount only): tests/targets/gt_chan.go, a producer and a
-# consumer goroutine over a buffered channel, and gt_mutex.go, four
-# goroutines contending for a sync.Mutex, built by Debian's go (1.19).
+# consumer goroutine over a buffered channel; gt_mutex.go, four goroutines
+# contending for a sync.Mutex; gt_pool.go, 32 worker goroutines fed from a
+# channel; built by Debian's go (1.19).
 # On one CPU the goroutines take turns on the one P: the channel's item is
 # produce() + consume() (2 + 1.2 units), the lock's event crit() + other()
-# (2 + 0.5 units).
+# (2 + 0.5 units), the pool's item work() (0.2 units).
 #
 # Checked: the channel's produce() at 20 and 40 % and consume() at 40 %
 # (--fixed-line), with the hooks and with --no-go, each within tol points
 # of its truth. GO_TRUTH_ALL=1 measures every cell of the table
-# (Documentation/go.rst): both programs, the function that matters at 20,
+# (Documentation/go.rst): every program, the function that matters at 20,
 # 40 and 60 % and the other at 40 %, both ways, and prints them without
 # checking. Prints TAP like the kselftest harness.
 
@@ -57,11 +58,12 @@ cell()
 	say "$1: $2 at $3 %: predicted $(predicted "$1" "$2" "$3") %, truth $4 %"
 }
 
-# program NAME BIN SRC MAIN MKNOB OTHER OKNOB: the truths, then a
-# --fixed-line recording of each line with the hooks and with --no-go.
+# program NAME BIN SRC MAIN MKNOB OTHER OKNOB [POINT]: the truths, then a
+# --fixed-line recording of each line with the hooks and with --no-go,
+# the progress point POINT (main.progress).
 program()
 {
-	tn=$1 bin=$2 src=$3 main=$4 mknob=$5 other=$6 oknob=$7
+	tn=$1 bin=$2 src=$3 main=$4 mknob=$5 other=$6 oknob=$7 point=${8:-main.progress}
 	lmain=${src##*/}:$(line_of "$src" "/* $main line */")
 	lother=${src##*/}:$(line_of "$src" "/* $other line */")
 	if [ ! -x "$bin" ]; then
@@ -80,13 +82,13 @@ program()
 		flag=
 		[ $mode = nogo ] && flag=--no-go
 		# shellcheck disable=SC2086
-		record "${tn}_${mode}_m" $flag --progress main.progress --fixed-line "$lmain" \
+		record "${tn}_${mode}_m" $flag --progress "$point" --fixed-line "$lmain" \
 			-- "$bin" -u "$unit" -d "$run_s" || return 1
 		cell "${tn}_${mode}_m" "$lmain" 20 "$t20" "$check" || ret=1
 		cell "${tn}_${mode}_m" "$lmain" 40 "$t40" "$check" || ret=1
 		[ "$all" = 1 ] && cell "${tn}_${mode}_m" "$lmain" 60 "$t60" 0
 		# shellcheck disable=SC2086
-		record "${tn}_${mode}_o" $flag --progress main.progress --fixed-line "$lother" \
+		record "${tn}_${mode}_o" $flag --progress "$point" --fixed-line "$lother" \
 			-- "$bin" -u "$unit" -d "$run_s" || return 1
 		cell "${tn}_${mode}_o" "$lother" 40 "$o40" "$check" || ret=1
 	done
@@ -121,8 +123,21 @@ t_mutex()
 		crit -s other -o
 }
 
+t_pool()
+{
+	deterministic || return 4
+	if [ "$all" != 1 ]; then
+		reason="GO_TRUTH_ALL=1 measures it"
+		return 4
+	fi
+	check=0
+	program pool "$targets/gt_pool-go" "$CAUSALPROF_REPO/tests/targets/gt_pool.go" \
+		work -s tidy -o main.finish
+}
+
 echo "TAP version 13"
-echo "1..2"
+echo "1..3"
 run_test "Go channel, --fixed-line produce() and consume(), hooks and --no-go: within $tol points" t_chan
 run_test "Go sync.Mutex, crit() and other(), hooks and --no-go: measured" t_mutex
+run_test "Go worker pool, work() and tidy(), hooks and --no-go: measured" t_pool
 totals
