@@ -111,7 +111,9 @@ t_chan()
 		produce -p consume -c
 }
 
-t_mutex()
+# measured NAME MAIN MKNOB OTHER OKNOB [POINT]: program NAME's table, with
+# GO_TRUTH_ALL=1 only, checking nothing (tests/targets/gt_NAME.go).
+measured()
 {
 	deterministic || return 4
 	if [ "$all" != 1 ]; then
@@ -119,21 +121,12 @@ t_mutex()
 		return 4
 	fi
 	check=0
-	program mutex "$targets/gt_mutex-go" "$CAUSALPROF_REPO/tests/targets/gt_mutex.go" \
-		crit -s other -o
+	program "$1" "$targets/gt_$1-go" "$CAUSALPROF_REPO/tests/targets/gt_$1.go" "$2" "$3" \
+		"$4" "$5" "${6:-main.progress}"
 }
 
-t_pool()
-{
-	deterministic || return 4
-	if [ "$all" != 1 ]; then
-		reason="GO_TRUTH_ALL=1 measures it"
-		return 4
-	fi
-	check=0
-	program pool "$targets/gt_pool-go" "$CAUSALPROF_REPO/tests/targets/gt_pool.go" \
-		work -s tidy -o main.finish
-}
+t_mutex() { measured mutex crit -s other -o; }
+t_pool() { measured pool work -s tidy -o main.finish; }
 
 echo "TAP version 13"
 echo "1..3"
