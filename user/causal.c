@@ -744,7 +744,7 @@ static void report_point(struct causal *c, unsigned int pi, const struct cp_caus
 
 		if (p->spans)
 			how = ", hits timed";
-		else if (p->span_ratio < SPAN_MIN_RATIO)
+		else if (!p->unspanned && p->span_ratio < SPAN_MIN_RATIO)
 			how = ", visits in bursts: windows";
 		fprintf(out, "\n# progress point %s (%s): %" PRIu64 " visits in %u experiments",
 			cp_str(&c->strs, p->name), p->kind == CAUSALPROF_PP_LATENCY ? "latency" :

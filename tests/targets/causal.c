@@ -72,13 +72,12 @@ static HIT void hit_spin_ms(long ms, const struct timespec *t0)
 
 static __attribute__((noinline)) void other_spin_ms(long ms)
 {
-	struct timespec t0, t;
+	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		counter++;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while (ms < 0 || (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	} while (ms < 0 || elapsed_ms(&t0) < ms);
 }
 
 static volatile unsigned long callee_ret;
@@ -106,11 +105,12 @@ static void *thread_a(void *arg)
 	atid = gettid();
 	if (!strcmp(mode, "callee"))
 		hit_caller();
-	while (!strcmp(mode, "nap")) {
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		hit_spin_ms(2, &t0);
-		nanosleep(&ts, NULL);
-	}
+	if (!strcmp(mode, "nap"))
+		for (;;) {
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			hit_spin_ms(2, &t0);
+			nanosleep(&ts, NULL);
+		}
 	hit_spin();
 	return NULL;
 }
