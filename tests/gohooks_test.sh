@@ -112,24 +112,24 @@ traps_per_visit()
 		show "$tmp/$1.v"
 		return 1
 	}
-	awk '$1 ~ /^[0-9]+$/ && NF >= 19 { v += $5; t += $19 }
-		END { if (v > 0) printf "%.6f\n", t / v }' "$tmp/$1.v"
+	awk '$1 ~ /^[0-9]+$/ && NF >= 20 { v += $5; t += $19 }
+		END { if (v > 0) printf "%.3f\n", t / v }' "$tmp/$1.v"
 }
 
 # The hooks' traps count as pauses (Documentation/go.rst), as the progress
 # point's do: with the hooks, ready, execute and park (some 3 a visit
 # where the consumer parks at every item) count besides main.progress,
-# so the traps a visit stand for more than what --no-go's do. Measured on
-# 6.1, 2 vCPUs: 0.062 ms a visit with the hooks, 0.018 with --no-go, when
-# the hooks were stepped out of line; 0.017 and 0.017 with the hooks' cost
-# not sent; 0.020 and 0.013 with the hooks at their stack checks' jbe,
-# emulated (main.progress, an incq, is stepped).
+# one a visit. Counted, not timed: their time a visit moved from 0.015 to
+# 0.047 ms, both ways, from run to run beside two other VMs (2026-11-28;
+# in one of three runs, --no-go's was the higher); 0.021 against 0.016
+# ms alone on the host. Counted there: 3.33 traps a visit with the hooks,
+# 1.00 without, and 1.00 both ways with the hooks' cost not sent.
 t_traps()
 {
 	with=$(traps_per_visit go119) && without=$(traps_per_visit nogo) || return 1
-	say "traps a visit (ms): hooks $with, --no-go $without"
+	say "traps a visit: hooks $with, --no-go $without"
 	[ -n "$with" ] && [ -n "$without" ] &&
-		awk -v w="$with" -v o="$without" 'BEGIN { exit !(o > 0 && w >= 1.25 * o) }'
+		awk -v w="$with" -v o="$without" 'BEGIN { exit !(o > 0 && w >= 1.5 * o) }'
 }
 
 t_missing()

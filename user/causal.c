@@ -856,9 +856,9 @@ static void print_accounting(const struct causal *c, FILE *out)
 	fprintf(out, "\n# accounting of each experiment, ms: wall time; visits of the first progress point; time in the selected\n"
 		     "# code (as sampled); delay its hits did not insert (their threads were behind); inserted delay; paid in\n"
 		     "# payments (asked, overshoot, largest, cut short); credited to waits; inherited from wakers; still owed at the\n"
-		     "# stop by threads not asleep (threads); payments queued on a wake-up / a sample; progress point traps\n"
-		     "# counted as pauses (their time)\n");
-	fprintf(out, "#   id speedup     wall  visits selected absorbed inserted     paid    asked overshoot  largest   short credited inherit   owed thr  wake/sample   traps  line\n");
+		     "# stop by threads not asleep (threads); payments queued on a wake-up / a sample; progress point and Go\n"
+		     "# hook traps counted as pauses (how many, their time)\n");
+	fprintf(out, "#   id speedup     wall  visits selected absorbed inserted     paid    asked overshoot  largest   short credited inherit   owed thr  wake/sample   traps trap_ms  line\n");
 	for (i = 0; i < c->nr_exps; i++) {
 		const struct cexp *e = &c->exps[i];
 		const struct causalprof_exp_acct *a = &e->acct;
@@ -875,7 +875,8 @@ static void print_accounting(const struct causal *c, FILE *out)
 				a->owed_ns / 1e6, (uint64_t)a->owing, (uint64_t)a->wake_queued,
 				(uint64_t)a->sample_queued);
 		if (e->has_acct)
-			fprintf(out, " %7.1f", e->visits.visit_ns / 1e6);
+			fprintf(out, " %7" PRIu64 " %7.1f", (uint64_t)e->visits.visits,
+				e->visits.visit_ns / 1e6);
 		else
 			fprintf(out, " (recorded without accounting)");
 		fprintf(out, "  %s%s\n", cp_str(&c->strs, e->line), e->cut ? " (cut short)" : "");
