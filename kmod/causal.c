@@ -1203,33 +1203,35 @@ void cp_causal_wake(struct task_struct *wakee, bool by_target)
  *   runs next. Morsing's dropg() pays first; here a payment there held
  *   the thread, and the P it holds, while the goroutine readied meanwhile
  *   waited for it: a channel's consumer on two CPUs (go_stop_pays).
- * - A thread that readies a parked goroutine applies cp_causal_wake()'s
- *   rule to the token, itself the waker: the goroutine owes what it still
- *   owed of its own when its wait ended (the wait credited), and takes on
- *   the waker's debt if that is more. A new goroutine owes what its
- *   creator owes, as a forked thread does.
+ * - A thread that readies a parked goroutine credits its wait as
+ *   cp_causal_wake() credits a thread's: the goroutine owes what it still
+ *   owed when its wait ended. A new goroutine owes what its creator owes,
+ *   as a forked thread does.
  * - The thread that runs it next owes what it owed itself or what the
- *   goroutine owes of its own, whichever is less (Morsing's execute()
- *   takes the larger of the two delay counts: a thread idle or running
- *   the scheduler while the goroutine waited is credited with the wait),
- *   and what the waker owed if that is more, unless it is the waker (on
- *   one P the waker's own hits, since, are no debt of its own). What the
- *   waker owed grows with the delay inserted since, as a woken thread's
- *   lag does: a runnable goroutine is running in virtual time. It pays
- *   what is due as a woken thread.
+ *   goroutine owes, grown by the delay inserted since it was tagged (a
+ *   runnable goroutine is running in virtual time), whichever is less:
+ *   Morsing's execute() keeps the larger of the two delay counts, and a
+ *   thread idle or running the scheduler while the goroutine waited is
+ *   credited with the wait. It pays what is due as a woken thread.
+ *   Not its waker's debt, as a thread woken in the kernel takes on: a
+ *   thread stands for a P here, which runs many goroutines in turn, and
+ *   the waker's thread owes the hits of the very thread that runs the
+ *   goroutine next, so it paid for its own hits and held up its P's
+ *   other goroutines. With that rule the Go pool on two vCPUs had its
+ *   threads pay 2.1 to 2.35 times the delay inserted, and work() at 20,
+ *   40 and 60 % read 8 to 16 points low (default mode); without it 1.22
+ *   to 1.28 times, and within 1.2 points (bench/RESULTS.md, 2026-11-28).
  *
  * The runtime orders the events of one goroutine (its status changes are
  * atomic in user space, and each hook fires before the change it marks),
  * so a token is written by one thread at a time; the experiment's id,
  * written last with release, says that the rest belongs to it.
  */
-static void go_tag(struct cp_gtoken *g, u32 id, u32 state, s64 owes, pid_t waker, s64 debt)
+static void go_tag(struct cp_gtoken *g, u32 id, u32 state, s64 owes)
 {
 	WRITE_ONCE(g->state, state);
 	WRITE_ONCE(g->at, atomic64_read(&exp.global));
 	WRITE_ONCE(g->owes, owes);
-	WRITE_ONCE(g->waker, waker);
-	WRITE_ONCE(g->debt, debt);
 	WRITE_ONCE(g->ns, ktime_get_mono_fast_ns());
 	/* The rest before the id: pairs with go_current(). */
 	smp_store_release(&g->exp, id);
@@ -1274,7 +1276,7 @@ void cp_causal_go_stop(struct cp_gtoken *g, bool parked)
 
 	if (!t)
 		return;
-	go_tag(g, id, parked ? CP_G_PARKED : CP_G_RUNNABLE, max_t(s64, owed(t), 0), 0, 0);
+	go_tag(g, id, parked ? CP_G_PARKED : CP_G_RUNNABLE, max_t(s64, owed(t), 0));
 	if (READ_ONCE(go_stop_pays))
 		queue_wake_payment(current, t, id);
 }
@@ -1283,7 +1285,7 @@ void cp_causal_go_stop(struct cp_gtoken *g, bool parked)
  * Current makes g runnable. A g with no token of this experiment was
  * parked since before its start (or by a way no hook sees): it owes what
  * current owes. One that was not parked waited for nothing: it keeps what
- * it owed, and takes current as its waker.
+ * it owed.
  */
 void cp_causal_go_ready(struct cp_gtoken *g)
 {
@@ -1296,19 +1298,19 @@ void cp_causal_go_ready(struct cp_gtoken *g)
 	global = atomic64_read(&exp.global);
 	debt = w ? max_t(s64, owed(w), 0) : 0;
 	if (!go_current(g, id) || READ_ONCE(g->state) == CP_G_RUNNING) {
-		go_tag(g, id, CP_G_RUNNABLE, debt, current->pid, debt);
+		go_tag(g, id, CP_G_RUNNABLE, debt);
 		atomic64_inc(&exp.inherited);
 		return;
 	}
 	owes = READ_ONCE(g->owes) + global - READ_ONCE(g->at);
 	if (READ_ONCE(g->state) != CP_G_PARKED) {
-		go_tag(g, id, CP_G_RUNNABLE, owes, current->pid, debt);
+		go_tag(g, id, CP_G_RUNNABLE, owes);
 		return;
 	}
 	mine = still_owed(READ_ONCE(g->owes), global - READ_ONCE(g->at),
 			  ktime_get_mono_fast_ns() - READ_ONCE(g->ns));
 	atomic64_add(max_t(s64, owes - mine, 0), &exp.acct.credited_ns);
-	go_tag(g, id, CP_G_RUNNABLE, mine, current->pid, debt);
+	go_tag(g, id, CP_G_RUNNABLE, mine);
 	atomic64_inc(&exp.inherited);
 }
 
@@ -1322,7 +1324,7 @@ void cp_causal_go_spawn(struct cp_gtoken *g)
 	if (!id || !READ_ONCE(inherit))
 		return;
 	debt = c ? max_t(s64, owed(c), 0) : 0;
-	go_tag(g, id, CP_G_RUNNABLE, debt, current->pid, debt);
+	go_tag(g, id, CP_G_RUNNABLE, debt);
 }
 
 /*
@@ -1334,9 +1336,8 @@ void cp_causal_go_spawn(struct cp_gtoken *g)
 void cp_causal_go_run(struct cp_gtoken *g)
 {
 	u32 id = exp_current();
-	s64 global, since, cur, own, inh, due;
+	s64 global, cur, own;
 	struct cp_task *t;
-	pid_t waker;
 
 	if (!id || !READ_ONCE(inherit) || !go_current(g, id) ||
 	    READ_ONCE(g->state) == CP_G_RUNNING)
@@ -1346,22 +1347,12 @@ void cp_causal_go_run(struct cp_gtoken *g)
 		return;
 	WRITE_ONCE(g->state, CP_G_RUNNING);
 	global = atomic64_read(&exp.global);
-	since = global - READ_ONCE(g->at);
 	cur = owed(t);
-	own = min(cur, READ_ONCE(g->owes) + since);
-	due = own;
-	waker = READ_ONCE(g->waker);
-	if (waker && waker != current->pid) {
-		inh = READ_ONCE(g->debt) + since;
-		if (inh > own) {
-			atomic64_add(inh - own, &exp.acct.inherited_ns);
-			due = inh;
-		}
-	}
-	if (due != cur) {
+	own = READ_ONCE(g->owes) + global - READ_ONCE(g->at);
+	if (own < cur) {
 		atomic64_set(&t->local, global);
-		atomic64_set(&t->lag, due);
-		atomic64_set(&t->keep, due - own);
+		atomic64_set(&t->lag, own);
+		atomic64_set(&t->keep, 0);
 	}
 	queue_wake_payment(current, t, id);
 }

@@ -82,9 +82,7 @@ struct cp_gtoken {
 	u32 exp;		/* the experiment it belongs to; 0: none */
 	u32 state;		/* CP_G_* */
 	s64 at;			/* the global delay when it was tagged, ns */
-	s64 owes;		/* what it owed of its own then */
-	pid_t waker;		/* the thread that readied or created it; 0: none */
-	s64 debt;		/* what that thread owed then */
+	s64 owes;		/* what it owed then */
 	u64 ns;			/* when (ktime_get_mono_fast_ns()) */
 };
 
