@@ -39,14 +39,16 @@ delta()
 	echo $((a - b))
 }
 
-# run NAME ARGS...: cprof record --causal ARGS, counters before and after
-# in $before and $after; $rc its exit status, its stderr in $tmp/NAME.err.
+# run NAME ARGS...: cprof record --causal ARGS, every experiment at
+# $speedup % (default 0), counters before and after in $before and
+# $after; $rc its exit status, its stderr in $tmp/NAME.err.
 run()
 {
 	name=$1
 	shift
 	before=$(counters)
-	timeout 300 "$CPROF" record --causal --fixed-speedup 0 -o "$tmp/$name.data" "$@" \
+	timeout 300 "$CPROF" record --causal --fixed-speedup "${speedup:-0}" \
+		-o "$tmp/$name.data" "$@" \
 		> "$tmp/$name.out" 2> "$tmp/$name.err"
 	rc=$?
 	after=$(counters)
@@ -106,14 +108,20 @@ t_stripped() { placed stripped "$targets/gt_chan-go-s"; }
 t_no_go() { none nogo --no-go --progress main.progress -- "$targets/gt_chan-go" -d 4; }
 t_c() { none c --progress progress -- "$targets/gt_pipe" -d 4; }
 
+# accounting NAME: the experiments' accounting of $tmp/NAME.data (report
+# --causal -v) in $tmp/NAME.v.
+accounting()
+{
+	"$CPROF" report --causal -v -i "$tmp/$1.data" > "$tmp/$1.v" 2>&1 && return 0
+	show "$tmp/$1.v"
+	return 1
+}
+
 # traps_per_visit NAME: the traps counted as pauses over the progress
-# point's visits, in $tmp/NAME.data's experiments (report --causal -v).
+# point's visits, in $tmp/NAME.data's experiments.
 traps_per_visit()
 {
-	"$CPROF" report --causal -v -i "$tmp/$1.data" > "$tmp/$1.v" 2>&1 || {
-		show "$tmp/$1.v"
-		return 1
-	}
+	accounting "$1" || return 1
 	awk '$1 ~ /^[0-9]+$/ && NF >= 20 { v += $5; t += $19 }
 		END { if (v > 0) printf "%.3f\n", t / v }' "$tmp/$1.v"
 }
@@ -135,13 +143,10 @@ t_traps()
 }
 
 # pays_per_inserted NAME: the delay paid over the delay inserted, in
-# $tmp/NAME.data's experiments (report --causal -v).
+# $tmp/NAME.data's experiments.
 pays_per_inserted()
 {
-	"$CPROF" report --causal -v -i "$tmp/$1.data" > "$tmp/$1.v" 2>&1 || {
-		show "$tmp/$1.v"
-		return 1
-	}
+	accounting "$1" || return 1
 	awk '$1 ~ /^[0-9]+$/ && $3 == "%" { ins += $8; paid += $9 }
 		END { if (ins > 0) printf "%.3f\n", paid / ins }' "$tmp/$1.v"
 }
@@ -158,15 +163,10 @@ t_pays()
 {
 	src=$CAUSALPROF_REPO/tests/targets/gt_pool.go
 	line=gt_pool.go:$(line_of "$src" "/* work line */")
-	timeout 300 "$CPROF" record --causal --fixed-speedup 40 --fixed-line "$line" \
-		--progress main.finish -o "$tmp/pool.data" -- "$targets/gt_pool-go" -d 12 \
-		> "$tmp/pool.out" 2> "$tmp/pool.err"
-	rc=$?
-	if [ "$rc" -ne 0 ]; then
-		say "cprof record exited $rc:"
-		show "$tmp/pool.err"
-		return 1
-	fi
+	speedup=40
+	run pool --fixed-line "$line" --progress main.finish -- "$targets/gt_pool-go" -d 12
+	speedup=0
+	ran pool || return 1
 	r=$(pays_per_inserted pool) || return 1
 	say "paid / inserted: $r"
 	[ -n "$r" ] && awk -v r="$r" 'BEGIN { exit !(r <= 1.7) }'
