@@ -45,6 +45,9 @@ run_s=${CAUSAL_RUN_S:-180}
 unit=${GO_TRUTH_UNIT:-500000}
 truth_s=${CAUSAL_TRUTH_S:-15}
 all=${GO_TRUTH_ALL:-0}
+# The programs built by the default go, or by GO_TRUTH_GO=go1.23 (the
+# gt_NAME-go1.23 the tests' Makefile builds when Debian's golang-1.23-go is in)
+gover=${GO_TRUTH_GO:-go}
 RECORD_TIMEOUT=$((run_s * 4))
 
 # cell NAME FILE:LINE AT TRUTH CHECK: close_to with CHECK 1; else only
@@ -107,7 +110,7 @@ t_chan()
 {
 	deterministic || return 4
 	check=1
-	program chan "$targets/gt_chan-go" "$CAUSALPROF_REPO/tests/targets/gt_chan.go" \
+	program chan "$targets/gt_chan-$gover" "$CAUSALPROF_REPO/tests/targets/gt_chan.go" \
 		produce -p consume -c
 }
 
@@ -121,7 +124,7 @@ measured()
 		return 4
 	fi
 	check=0
-	program "$1" "$targets/gt_$1-go" "$CAUSALPROF_REPO/tests/targets/gt_$1.go" "$2" "$3" \
+	program "$1" "$targets/gt_$1-$gover" "$CAUSALPROF_REPO/tests/targets/gt_$1.go" "$2" "$3" \
 		"$4" "$5" "${6:-main.progress}"
 }
 

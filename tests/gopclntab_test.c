@@ -691,6 +691,63 @@ TEST_F(gopcl, progress_points)
 	cp_lines_free(l);
 }
 
+/*
+ * A progress point on a Go leaf whose entry the kernel would step (bump():
+ * no stack check, a mov first) is probed at its two calls, each a call
+ * rel32 of it, making one probe; one whose address is data too (bumpv(),
+ * a function value) and one with a stack check (sorted()) at their entry,
+ * as cp_probe_resolve() places them. Both builds: the runtime's table is
+ * enough.
+ */
+TEST_F(gopcl, point_at_calls)
+{
+	const char *const builds[] = { self->full, self->stripped };
+	struct cp_probe entry, locs[8];
+	uint8_t call[5];
+	char err[512];
+	int32_t rel;
+	size_t b;
+	int n, i, fd;
+
+	NEED_BUILDS();
+	for (b = 0; b < 2; b++) {
+		ASSERT_EQ(1, cp_probe_resolve("main.bump", builds[b], &entry, 1, err, sizeof(err)))
+			TH_LOG("%s", err);
+		EXPECT_EQ(0, entry.check);
+		n = cp_probe_resolve_point("main.bump", builds[b], locs, 8, err, sizeof(err));
+		ASSERT_EQ(2, n) TH_LOG("%s: %s", builds[b], err);
+		fd = open(builds[b], O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		for (i = 0; i < n; i++) {
+			EXPECT_TRUE(locs[i].calls);
+			EXPECT_EQ(0, locs[i].check);
+			ASSERT_EQ(5, pread(fd, call, sizeof(call), locs[i].offset));
+			EXPECT_EQ(0xe8, call[0]);
+			memcpy(&rel, call + 1, sizeof(rel));
+			EXPECT_EQ(entry.offset, locs[i].offset + 5 + (int64_t)rel)
+				TH_LOG("%s: the call at %#llx is not of main.bump", builds[b],
+				       (unsigned long long)locs[i].offset);
+		}
+		close(fd);
+
+		ASSERT_EQ(1, cp_probe_resolve("main.bumpv", builds[b], &entry, 1, err,
+					      sizeof(err)));
+		ASSERT_EQ(1, cp_probe_resolve_point("main.bumpv", builds[b], locs, 8, err,
+						    sizeof(err)));
+		EXPECT_FALSE(locs[0].calls);
+		EXPECT_EQ(entry.offset, locs[0].offset);
+
+		ASSERT_EQ(1, cp_probe_resolve("main.sorted", builds[b], &entry, 1, err,
+					      sizeof(err)));
+		EXPECT_NE(0, entry.check);
+		ASSERT_EQ(1, cp_probe_resolve_point("main.sorted", builds[b], locs, 8, err,
+						    sizeof(err)));
+		EXPECT_FALSE(locs[0].calls);
+		EXPECT_EQ(entry.offset, locs[0].offset);
+		EXPECT_EQ(entry.check, locs[0].check);
+	}
+}
+
 /* A copy of @path whose end is right before a page nothing is mapped at. */
 static uint8_t *guarded_copy(const char *path, size_t *size, void **map, size_t *map_len)
 {

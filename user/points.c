@@ -138,8 +138,15 @@ static void warn_semaphore(const char *spec, const struct cp_probe *pr)
 
 /*
  * The locations of @spec into a new array *@locs: how many, or -errno.
- * Several make one probe only for FUNC%return, at most CP_MAX_SITES.
+ * Several make one probe only for FUNC%return and a Go function's calls
+ * (one_probe()), at most CP_MAX_SITES.
  */
+/* Whether the @n locations of @spec make one probe: a function's exits or calls. */
+static bool one_probe(const char *spec, const struct cp_probe *locs, int n)
+{
+	return n > 0 && (cp_probe_is_return(spec) || locs[0].calls);
+}
+
 static int resolve(const char *spec, const char *exe, struct cp_probe **locs, char *err,
 		   size_t errlen)
 {
@@ -150,7 +157,7 @@ static int resolve(const char *spec, const char *exe, struct cp_probe **locs, ch
 		snprintf(err, errlen, "%s: %s", spec, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	n = cp_probe_resolve(spec, exe, *locs, MAX_SITES, err, errlen);
+	n = cp_probe_resolve_point(spec, exe, *locs, MAX_SITES, err, errlen);
 	if (n > MAX_SITES && cp_probe_is_return(spec)) {
 		snprintf(err, errlen, "%s: more than %d exits (the module's limit of sites per probe)",
 			 spec, CP_MAX_SITES);
@@ -168,7 +175,7 @@ int cp_points_add_progress(struct cp_points *p, const char *spec, const char *ex
 	int n, i, ret = 0;
 
 	n = resolve(spec, exe, &locs, err, errlen);
-	if (n > 0 && cp_probe_is_return(spec))
+	if (one_probe(spec, locs, n))
 		ret = add_uprobe(p, CAUSALPROF_PP_THROUGHPUT, spec, spec, locs, n, NULL, 0,
 				 err, errlen);
 	else if (n > 0)
@@ -189,7 +196,7 @@ static int resolve_end(const char *what, const char *spec, const char *exe,
 	int n;
 
 	n = resolve(spec, exe, locs, err, errlen);
-	if (n > 1 && !cp_probe_is_return(spec)) {
+	if (n > 1 && !one_probe(spec, *locs, n)) {
 		snprintf(err, errlen, "--latency: %s %s has several sites: name one with FILE:LINE",
 			 what, spec);
 		return -EINVAL;

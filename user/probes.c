@@ -24,13 +24,17 @@
 #include "elffile.h"
 #include "funcbody.h"
 #include "gopclntab.h"
+#include "insn.h"
 #include "lines.h"
 #include "probes.h"
+#include "visitcost.h"
 
 /* The program and the libraries it loads, at most. */
 #define MAX_OBJS	256
 /* Functions of one name in one file (static ones in several sources). */
 #define MAX_FUNCS	16
+/* Places in a Go program's code that may refer to a function, at most (go_calls()). */
+#define MAX_REFS	64
 
 #if defined(__x86_64__)
 #define MULTIARCH	"x86_64-linux-gnu"
@@ -73,6 +77,7 @@ struct res {
 	char *err;
 	size_t errlen;
 	bool returns;		/* FUNC%return: the function's exits */
+	bool calls;		/* a Go function's calls where its entry is stepped */
 };
 
 /* The @nth string of dynamic tag @tag of @elf (DT_NEEDED, DT_RUNPATH...), or NULL. */
@@ -264,6 +269,7 @@ static void add_loc(struct res *r, const char *path, uint64_t off, bool sem)
 		r->out[r->nr].semaphore = sem;
 		r->out[r->nr].indirect = 0;
 		r->out[r->nr].check = 0;
+		r->out[r->nr].calls = false;
 	}
 	r->nr++;
 }
@@ -574,6 +580,228 @@ static int add_exits(struct res *r, const struct obj *o, const struct funcs *f,
 }
 
 /*
+ * A Go function probed at its calls (cp_probe_resolve_point()). Under TCG
+ * a stepped visit cost 17.8 us where the call of the same function cost
+ * 3.2 (two vCPUs, bench/RESULTS.md 2026-11-28): the worker pool's
+ * main.finish, a leaf called 20 000 times a second, made the program 18
+ * % slower at its entry and 8 % at its call.
+ *
+ * The calls are all there is when nothing else refers to the function: its
+ * address in no section of data (a function value, a method table, a
+ * relocation's addend: 8 bytes anywhere but the runtime's table, which
+ * holds offsets from Go 1.18 on and is skipped), and every place in the
+ * code whose rel32 or rel8 could reach it a direct call, decoded. The code
+ * is scanned byte by byte for such displacements first (a rip-relative
+ * operand followed by an immediate of up to 4 bytes included), then each
+ * function of the runtime's table holding one is decoded from its entry:
+ * a window inside a call to the function is a call; inside any other
+ * instruction (a jmp, a lea, an immediate that happens to match) it may
+ * be a reference, and the entry is probed instead; across two
+ * instructions it is no displacement at all. A place outside the table's
+ * functions, or code the decoder does not know, keeps the entry too.
+ */
+struct go_ref {
+	uint64_t at;	/* the rel32 window, or the rel8 branch's opcode */
+	bool rel8;
+	bool seen;	/* decoded: a call, or no displacement */
+};
+
+struct go_refs {
+	struct go_ref v[MAX_REFS];
+	size_t nr;
+	bool full;
+};
+
+static void ref_add(struct go_refs *g, uint64_t at, bool rel8)
+{
+	if (g->nr == MAX_REFS)
+		g->full = true;
+	else
+		g->v[g->nr++] = (struct go_ref){ .at = at, .rel8 = rel8 };
+}
+
+/* Whether the address @v is in a section of data of @elf (or it cannot tell). */
+static bool addr_in_data(Elf *elf, uint64_t v)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr mem, *sh;
+	uint8_t key[8];
+	const char *name;
+	size_t shstrndx;
+	Elf_Data *d;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		key[i] = (uint8_t)(v >> (8 * i));
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return true;
+	while ((scn = elf_nextscn(elf, scn))) {
+		sh = gelf_getshdr(scn, &mem);
+		if (!sh)
+			return true;
+		if (!(sh->sh_flags & SHF_ALLOC) || (sh->sh_flags & SHF_EXECINSTR) ||
+		    sh->sh_type == SHT_NOBITS || !sh->sh_size)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (name && !strcmp(name, ".gopclntab"))
+			continue;
+		d = elf_rawdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size != sh->sh_size)
+			return true;
+		if (memmem(d->d_buf, d->d_size, key, sizeof(key)))
+			return true;
+	}
+	return false;
+}
+
+/* The places of @elf's code whose displacement may reach @v, into @g: 0 or -1. */
+static int code_refs(Elf *elf, uint64_t v, struct go_refs *g)
+{
+	static const unsigned int imm[] = { 0, 1, 2, 4 };
+	Elf_Scn *scn = NULL;
+	GElf_Shdr mem, *sh;
+	const uint8_t *p;
+	uint64_t base, i, n;
+	Elf_Data *d;
+	int32_t rel;
+	size_t k;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		sh = gelf_getshdr(scn, &mem);
+		if (!sh)
+			return -1;
+		if (!(sh->sh_flags & SHF_EXECINSTR) || sh->sh_type != SHT_PROGBITS)
+			continue;
+		d = elf_rawdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size != sh->sh_size)
+			return -1;
+		p = d->d_buf;
+		base = sh->sh_addr;
+		n = d->d_size;
+		for (i = 0; i < n; i++) {
+			rel = i + 4 <= n ? (int32_t)((uint32_t)p[i] | (uint32_t)p[i + 1] << 8 |
+						     (uint32_t)p[i + 2] << 16 |
+						     (uint32_t)p[i + 3] << 24) : 0;
+			for (k = 0; i + 4 <= n && k < sizeof(imm) / sizeof(imm[0]); k++)
+				if (base + i + 4 + imm[k] + (uint64_t)(int64_t)rel == v) {
+					ref_add(g, base + i, false);
+					break;
+				}
+			if (i + 2 <= n && (p[i] == 0xeb || (p[i] & 0xf0) == 0x70 ||
+					   (p[i] >= 0xe0 && p[i] <= 0xe3)) &&
+			    base + i + 2 + (uint64_t)(int64_t)(int8_t)p[i + 1] == v)
+				ref_add(g, base + i, true);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Decodes [start, end) of @elf's code and judges the places of @g in it,
+ * the calls of @v into @calls (room for @max, counted in *@nr): 0, or -1
+ * where the entry must be probed.
+ */
+static int judge_refs(Elf *elf, uint64_t start, uint64_t end, uint64_t v, struct go_refs *g,
+		      uint64_t *calls, size_t max, size_t *nr)
+{
+	const uint8_t *p;
+	struct cp_insn in;
+	uint64_t addr;
+	size_t avail, k;
+
+	avail = cp_elf_code(elf, start, &p);
+	if (avail < end - start)
+		return -1;
+	for (addr = start; addr < end; addr += in.len) {
+		if (cp_insn_decode(p + (addr - start), end - addr, &in))
+			return -1;
+		for (k = 0; k < g->nr; k++) {
+			struct go_ref *r = &g->v[k];
+
+			if (r->seen || r->at < addr || r->at >= addr + in.len)
+				continue;
+			if (r->rel8) {
+				/* An opcode's byte only where an instruction starts. */
+				if (r->at == addr &&
+				    (in.kind == CP_INSN_JMP || in.kind == CP_INSN_JCC))
+					return -1;
+				r->seen = true;
+				continue;
+			}
+			if (r->at + 4 > addr + in.len) {
+				r->seen = true;	/* across two instructions */
+				continue;
+			}
+			if (in.kind != CP_INSN_CALL || in.len != 5 || r->at != addr + 1 ||
+			    addr + in.len + (uint64_t)in.rel != v)
+				return -1;
+			if (*nr == max)
+				return -1;
+			calls[(*nr)++] = addr;
+			r->seen = true;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The calls of the Go function @fn of @o as locations, where its entry is
+ * stepped and they are all there is (above): how many, or 0 where its
+ * entry is to be probed.
+ */
+static int go_calls(struct res *r, const struct obj *o, const struct func *fn)
+{
+	uint64_t calls[CP_MAX_SITES], entry, end, off;
+	struct go_refs *g;
+	struct cp_gopcln *t = NULL;
+	size_t i, k, n, nr = 0;
+	const uint8_t *p;
+	GElf_Ehdr eh;
+	char err[1];
+	int ret = 0;
+
+	n = cp_elf_code(o->elf, fn->vaddr, &p);
+	if (!gelf_getehdr(o->elf, &eh) || eh.e_machine != EM_X86_64 || !n ||
+	    cp_visit_emulated(p, n < CP_INSN_MAX ? n : CP_INSN_MAX) ||
+	    addr_in_data(o->elf, fn->vaddr))
+		return 0;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return 0;
+	if (code_refs(o->elf, fn->vaddr, g) || g->full || !g->nr ||
+	    cp_gopcln_open(o->elf, &t, err, sizeof(err)))
+		goto out;
+	n = cp_gopcln_count(t);
+	for (i = 0; i < n; i++) {
+		if (cp_gopcln_extent(t, i, &entry, &end))
+			continue;
+		for (k = 0; k < g->nr; k++)
+			if (!g->v[k].seen && g->v[k].at >= entry && g->v[k].at < end)
+				break;
+		if (k < g->nr && judge_refs(o->elf, entry, end, fn->vaddr, g, calls,
+					    CP_MAX_SITES, &nr))
+			goto out;
+	}
+	for (k = 0; k < g->nr; k++)
+		if (!g->v[k].seen)
+			goto out;
+	for (i = 0; i < nr; i++)
+		if (cp_elf_vaddr_to_off(o->elf, calls[i], &off))
+			goto out;
+	for (i = 0; i < nr; i++) {
+		cp_elf_vaddr_to_off(o->elf, calls[i], &off);
+		add_loc(r, o->path, off, false);
+		if (r->nr <= r->max)
+			r->out[r->nr - 1].calls = true;
+	}
+	ret = (int)nr;
+out:
+	cp_gopcln_free(t);
+	free(g);
+	return ret;
+}
+
+/*
  * FUNC: its entry; in a Go program after the stack check, and the check's
  * jbe in the location's check (points.c and gohooks.c probe there).
  */
@@ -594,6 +822,8 @@ static int add_entry(struct res *r, const struct obj *o, const struct funcs *f,
 			snprintf(r->err, r->errlen, "%s: %s", r->spec, msg);
 			return ret;
 		}
+		if (r->calls && !check && at == fn->vaddr && go_calls(r, o, fn))
+			return 0;
 	}
 	if (cp_elf_vaddr_to_off(o->elf, at, &off)) {
 		snprintf(r->err, r->errlen, "%s: %s is not in %s's code", r->spec, f->name,
@@ -893,10 +1123,10 @@ bool cp_probe_is_return(const char *spec)
 	return len > suffix && !strcmp(spec + len - suffix, RETURN_SUFFIX);
 }
 
-int cp_probe_resolve(const char *spec, const char *exe, struct cp_probe *out, size_t max,
-		     char *err, size_t errlen)
+static int resolve(const char *spec, const char *exe, struct cp_probe *out, size_t max,
+		   char *err, size_t errlen, bool calls)
 {
-	struct res r = { spec, out, max, 0, err, errlen, cp_probe_is_return(spec) };
+	struct res r = { spec, out, max, 0, err, errlen, cp_probe_is_return(spec), calls };
 	char *copy, *colon, *second;
 	struct objs o = { 0 };
 	int ret, line;
@@ -963,12 +1193,24 @@ out:
 	return r.nr > INT_MAX ? INT_MAX : (int)r.nr;
 }
 
+int cp_probe_resolve(const char *spec, const char *exe, struct cp_probe *out, size_t max,
+		     char *err, size_t errlen)
+{
+	return resolve(spec, exe, out, max, err, errlen, false);
+}
+
+int cp_probe_resolve_point(const char *spec, const char *exe, struct cp_probe *out, size_t max,
+			   char *err, size_t errlen)
+{
+	return resolve(spec, exe, out, max, err, errlen, true);
+}
+
 int cp_probe_call_sites(const char *exe, const char *caller, const char *callee,
 			struct cp_probe *out, size_t max, char *err, size_t errlen)
 {
 	struct funcs fc = { .name = caller, .len = strlen(caller) };
 	struct funcs fe = { .name = callee, .len = strlen(callee) };
-	struct res r = { caller, out, max, 0, err, errlen, false };
+	struct res r = { caller, out, max, 0, err, errlen, false, false };
 	uint64_t at[CP_MAX_CALL_SITES], off;
 	struct cp_func_code code;
 	struct objs o = { 0 };

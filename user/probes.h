@@ -36,6 +36,10 @@ struct cp_probe {
 	uint64_t check;		/* a Go function's entry: the file offset of its
 				 * stack check's jbe (cp_go_body_start()), or 0
 				 */
+	bool calls;		/* one of the calls of a Go function probed there,
+				 * not at its entry (cp_probe_resolve_point()):
+				 * the function's locations make one probe
+				 */
 };
 
 /* Calls of one function in another that cp_probe_call_sites() takes, at most. */
@@ -65,6 +69,18 @@ bool cp_probe_is_return(const char *spec);
  */
 int cp_probe_resolve(const char *spec, const char *exe, struct cp_probe *out, size_t max,
 		     char *err, size_t errlen);
+
+/*
+ * The same for a progress point, whose visits are counted: a Go function
+ * whose entry the kernel would step out of line (no stack check, its first
+ * instruction neither a branch, a nop nor a push) is probed at its calls
+ * instead, which it emulates, where they are provably all there is (every
+ * reference to the function in the program's code a direct call, and its
+ * address nowhere in its data: no function value, no method table). Those
+ * locations have calls set, and make one probe. The entry otherwise.
+ */
+int cp_probe_resolve_point(const char *spec, const char *exe, struct cp_probe *out, size_t max,
+			   char *err, size_t errlen);
 
 /*
  * Calls @fn for every site of a USDT probe of @provider in the ELF file

@@ -197,7 +197,7 @@ int cp_visit_cost_measure(struct cp_visit_cost *c)
  * uprobes.c: branch_setup_xol_ops(), push_setup_xol_ops()): nop, call
  * and jmp rel, jcc, push of a register. Anything else is stepped.
  */
-static bool emulated(const unsigned char *p, size_t n)
+bool cp_visit_emulated(const unsigned char *p, size_t n)
 {
 	size_t i = 0;
 
@@ -235,5 +235,5 @@ uint32_t cp_visit_cost_of(const struct cp_visit_cost *c, const char *path, uint6
 	}
 	if (n <= 0)
 		return c->stepped_ns;
-	return emulated(insn, (size_t)n) ? c->emulated_ns : c->stepped_ns;
+	return cp_visit_emulated(insn, (size_t)n) ? c->emulated_ns : c->stepped_ns;
 }

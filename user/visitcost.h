@@ -16,6 +16,12 @@ struct cp_visit_cost {
 
 /* Measures both on this machine: 0, or a negative errno (then both 0). */
 int cp_visit_cost_measure(struct cp_visit_cost *c);
+/*
+ * Whether x86's uprobes emulate the instruction at @p (@n bytes readable):
+ * nop, call and jmp rel, jcc, push of a register. Anything else is stepped
+ * out of line, a second trap.
+ */
+bool cp_visit_emulated(const unsigned char *p, size_t n);
 /* The cost of a visit of the probe at offset in path (0 if not measured). */
 uint32_t cp_visit_cost_of(const struct cp_visit_cost *c, const char *path, uint64_t offset);
 

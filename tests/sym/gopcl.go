@@ -61,12 +61,35 @@ func sorted(n int) []int {
 	return v
 }
 
+var count uint64
+
+// bump: a leaf without a stack check whose first instruction the kernel
+// steps out of line (a mov), called from two places: a progress point
+// probes its calls (gopclntab_test).
+//
+//go:noinline
+func bump() uint64 {
+	count++
+	return count
+}
+
+// bumpv: the same, also a function value (hook): probed at its entry.
+//
+//go:noinline
+func bumpv() uint64 {
+	count += 2
+	return count
+}
+
+var hook = bumpv
+
 func main() {
 	n := 1000
 	if len(os.Args) > 1 {
 		n, _ = strconv.Atoi(os.Args[1])
 	}
-	sink += work(n)
+	sink += work(n) + bump()
+	sink ^= bump() + bumpv() + hook()
 	v := sorted(n)
 	f := []float64{1.5, float64(len(v)), 2}
 	fmt.Println(sink, largest(v), largest(f), largest([]uint64{sink}))
