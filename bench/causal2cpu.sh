@@ -9,7 +9,8 @@
 # 5 by default), medians with 90 % bootstrap intervals, and each cell
 # judged against the truth (ok: within 5 points, or inside the truth's
 # 90 % interval). Programs (PROGS): the two-thread futex lock, the pipe
-# between processes, the condition-variable queue, the barrier, and the
+# between processes and between threads (which Coz can profile), the
+# condition-variable queue, the barrier, and the
 # Go channel, sync.Mutex and worker pool, built by Go 1.19 and by Go 1.23
 # (with the Go hooks and with --no-go).
 
@@ -19,6 +20,6 @@ case ",${CAUSALPROF_ONLY:-}," in
 *) echo "# causal2cpu: only with BENCH=causal2cpu"; exit 0 ;;
 esac
 here=$(dirname "$0")
-export PROGS="${PROGS:-futex2,pipe,cond,barrier,gochan,gomutex,gopool,gochan123,gomutex123,gopool123}" REPS="${REPS:-5}" ROUNDS="${ROUNDS:-5}"
+export PROGS="${PROGS:-futex2,pipe,pipet,cond,barrier,gochan,gomutex,gopool,gochan123,gomutex123,gopool123}" REPS="${REPS:-5}" ROUNDS="${ROUNDS:-5}"
 export RUN_S="${RUN_S:-60}" TRUTH_S="${TRUTH_S:-6}" BENCH_NAME=causal2cpu
 exec sh "$here/causal.sh"
