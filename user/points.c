@@ -136,17 +136,17 @@ static void warn_semaphore(const char *spec, const struct cp_probe *pr)
 		spec, pr->path, (unsigned long long)pr->offset);
 }
 
-/*
- * The locations of @spec into a new array *@locs: how many, or -errno.
- * Several make one probe only for FUNC%return and a Go function's calls
- * (one_probe()), at most CP_MAX_SITES.
- */
 /* Whether the @n locations of @spec make one probe: a function's exits or calls. */
 static bool one_probe(const char *spec, const struct cp_probe *locs, int n)
 {
 	return n > 0 && (cp_probe_is_return(spec) || locs[0].calls);
 }
 
+/*
+ * The locations of @spec into a new array *@locs: how many, or -errno.
+ * Several make one probe only for FUNC%return and a Go function's calls
+ * (one_probe()), at most CP_MAX_SITES.
+ */
 static int resolve(const char *spec, const char *exe, struct cp_probe **locs, char *err,
 		   size_t errlen)
 {

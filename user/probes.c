@@ -657,14 +657,12 @@ static bool addr_in_data(Elf *elf, uint64_t v)
 /* The places of @elf's code whose displacement may reach @v, into @g: 0 or -1. */
 static int code_refs(Elf *elf, uint64_t v, struct go_refs *g)
 {
-	static const unsigned int imm[] = { 0, 1, 2, 4 };
 	Elf_Scn *scn = NULL;
 	GElf_Shdr mem, *sh;
 	const uint8_t *p;
-	uint64_t base, i, n;
+	uint64_t base, i, n, past;
 	Elf_Data *d;
 	int32_t rel;
-	size_t k;
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		sh = gelf_getshdr(scn, &mem);
@@ -679,14 +677,15 @@ static int code_refs(Elf *elf, uint64_t v, struct go_refs *g)
 		base = sh->sh_addr;
 		n = d->d_size;
 		for (i = 0; i < n; i++) {
-			rel = i + 4 <= n ? (int32_t)((uint32_t)p[i] | (uint32_t)p[i + 1] << 8 |
-						     (uint32_t)p[i + 2] << 16 |
-						     (uint32_t)p[i + 3] << 24) : 0;
-			for (k = 0; i + 4 <= n && k < sizeof(imm) / sizeof(imm[0]); k++)
-				if (base + i + 4 + imm[k] + (uint64_t)(int64_t)rel == v) {
+			if (i + 4 <= n) {
+				rel = (int32_t)((uint32_t)p[i] | (uint32_t)p[i + 1] << 8 |
+						(uint32_t)p[i + 2] << 16 |
+						(uint32_t)p[i + 3] << 24);
+				/* the next instruction after 0, 1, 2 or 4 bytes of immediate */
+				past = v - (base + i + 4 + (uint64_t)(int64_t)rel);
+				if (past <= 2 || past == 4)
 					ref_add(g, base + i, false);
-					break;
-				}
+			}
 			if (i + 2 <= n && (p[i] == 0xeb || (p[i] & 0xf0) == 0x70 ||
 					   (p[i] >= 0xe0 && p[i] <= 0xe3)) &&
 			    base + i + 2 + (uint64_t)(int64_t)(int8_t)p[i + 1] == v)
@@ -751,18 +750,18 @@ static int judge_refs(Elf *elf, uint64_t start, uint64_t end, uint64_t v, struct
  */
 static int go_calls(struct res *r, const struct obj *o, const struct func *fn)
 {
-	uint64_t calls[CP_MAX_SITES], entry, end, off;
+	uint64_t calls[CP_MAX_SITES], entry, end;
 	struct go_refs *g;
 	struct cp_gopcln *t = NULL;
-	size_t i, k, n, nr = 0;
+	size_t i, k, n, nr = 0, code;
 	const uint8_t *p;
 	GElf_Ehdr eh;
 	char err[1];
 	int ret = 0;
 
-	n = cp_elf_code(o->elf, fn->vaddr, &p);
-	if (!gelf_getehdr(o->elf, &eh) || eh.e_machine != EM_X86_64 || !n ||
-	    cp_visit_emulated(p, n < CP_INSN_MAX ? n : CP_INSN_MAX) ||
+	code = cp_elf_code(o->elf, fn->vaddr, &p);
+	if (!gelf_getehdr(o->elf, &eh) || eh.e_machine != EM_X86_64 || !code ||
+	    cp_visit_emulated(p, code < CP_INSN_MAX ? code : CP_INSN_MAX) ||
 	    addr_in_data(o->elf, fn->vaddr))
 		return 0;
 	g = calloc(1, sizeof(*g));
@@ -785,12 +784,12 @@ static int go_calls(struct res *r, const struct obj *o, const struct func *fn)
 	for (k = 0; k < g->nr; k++)
 		if (!g->v[k].seen)
 			goto out;
+	/* Into file offsets, in place: all of them or the entry. */
 	for (i = 0; i < nr; i++)
-		if (cp_elf_vaddr_to_off(o->elf, calls[i], &off))
+		if (cp_elf_vaddr_to_off(o->elf, calls[i], &calls[i]))
 			goto out;
 	for (i = 0; i < nr; i++) {
-		cp_elf_vaddr_to_off(o->elf, calls[i], &off);
-		add_loc(r, o->path, off, false);
+		add_loc(r, o->path, calls[i], false);
 		if (r->nr <= r->max)
 			r->out[r->nr - 1].calls = true;
 	}
