@@ -43,6 +43,7 @@
 
 #include "causal.h"
 #include "compat.h"
+#include "gohooks.h"
 #include "progress.h"
 #include "sideband.h"
 #include "tasks.h"
@@ -353,7 +354,8 @@ static void sum_owed(void)
 		t = cp_task_at(i);
 		/* Asleep (blocked, not woken): its wait pays, or its wake-up will. */
 		if (atomic_read(&t->tid) <= 0 ||
-		    (atomic_read(&t->flags) & (CP_TASK_EXEMPT | CP_TASK_BLOCKED)))
+		    (atomic_read(&t->flags) & (CP_TASK_EXEMPT | CP_TASK_BLOCKED)) ||
+		    cp_go_monitor(atomic_read(&t->tid)))
 			continue;
 		debt = owed(t);
 		if (debt > 0) {
@@ -952,7 +954,7 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 	debt = owed(t);
 	if (!user || debt <= 0 || debt < min_pause())
 		return;
-	if (atomic_read(&t->flags) & CP_TASK_EXEMPT)
+	if ((atomic_read(&t->flags) & CP_TASK_EXEMPT) || cp_go_monitor(current->pid))
 		return;
 	if (!claim_payment(t, id))
 		return;
@@ -1043,7 +1045,7 @@ static void queue_wake_payment(struct task_struct *p, struct cp_task *t, u32 id)
 {
 	if (!READ_ONCE(wake_payments) || (p->flags & (CP_PF_NO_USER | PF_EXITING)))
 		return;
-	if (atomic_read(&t->flags) & (CP_TASK_EXEMPT | CP_TASK_PAYING))
+	if ((atomic_read(&t->flags) & (CP_TASK_EXEMPT | CP_TASK_PAYING)) || cp_go_monitor(p->pid))
 		return;
 	/* Where it will run is not known yet: its settle() judges there. */
 	if (wake_due(t) < spin_least())
@@ -1145,7 +1147,8 @@ void cp_causal_wake(struct task_struct *wakee, bool by_target)
 	if (!w)
 		return;
 	global = atomic64_read(&exp.global);
-	debt = max_t(s64, owed(w), 0);
+	/* A Go runtime's monitor pays nothing, so it is always even. */
+	debt = cp_go_monitor(current->pid) ? 0 : max_t(s64, owed(w), 0);
 	u = cp_task_get(wakee->pid, false);
 	if (!u) {
 		/* Not seen in this experiment: asleep since before its start. */
@@ -1221,6 +1224,12 @@ void cp_causal_wake(struct task_struct *wakee, bool by_target)
  *   threads pay 2.1 to 2.35 times the delay inserted, and work() at 20,
  *   40 and 60 % read 8 to 16 points low (default mode); without it 1.22
  *   to 1.28 times, and within 1.2 points (bench/RESULTS.md, 2026-11-28).
+ * - The runtime's monitor thread (sysmon: cp_go_monitor()) pays nothing
+ *   and passes no debt on. It runs no goroutine; it wakes from timed
+ *   sleeps to preempt goroutines and poll the network, and paying for
+ *   those sleeps it woke late: on one P the producer of a channel ran
+ *   unpreempted, the channel filled during each experiment, and the
+ *   visits came 30 % further apart than at 0 % (Documentation/go.rst).
  *
  * The runtime orders the events of one goroutine (its status changes are
  * atomic in user space, and each hook fires before the change it marks),
@@ -1359,6 +1368,7 @@ void cp_causal_go_run(struct cp_gtoken *g)
 
 void cp_causal_exit(struct task_struct *t)
 {
+	cp_go_monitor_exit(t->pid);
 	if (exp_current())
 		cp_task_exit(t->pid);
 }

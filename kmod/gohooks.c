@@ -15,6 +15,8 @@
  *            running it, and it stays runnable
  *   SPAWN    runtime.newproc's call of runqput(pp, g) (g in RBX), or
  *            newproc1's exits: current created it
+ *   MONITOR  runtime.sysmon, at its start: current is the runtime's
+ *            monitor thread (no goroutine; optional)
  *
  * A goroutine is known by its g pointer in its process: the runtime never
  * frees a g (a dead one is reused by a later newproc1, whose SPAWN tags
@@ -109,7 +111,23 @@ static const char *const kind_names[] = {
 	[CAUSALPROF_GO_PARK]	= "park",
 	[CAUSALPROF_GO_YIELD]	= "yield",
 	[CAUSALPROF_GO_SPAWN]	= "spawn",
+	[CAUSALPROF_GO_MONITOR]	= "monitor",
 };
+
+/*
+ * The monitor threads (runtime.sysmon, one per process) the session's hooks
+ * saw start, for cp_go_monitor(), from any context: a slot holds a tid
+ * (0: free), claimed by cmpxchg; live counts the slots held, so that
+ * sessions without Go hooks look no further. An exited thread's slot is
+ * freed (its tid may name another thread later), every slot when the
+ * hooks go.
+ */
+#define GO_MONITORS	64
+
+static struct {
+	atomic_t live;
+	atomic_t tid[GO_MONITORS];
+} monitors;
 
 static struct {
 	atomic64_t events[ARRAY_SIZE(kind_names)];	/* hits of the hooks, since load */
@@ -119,7 +137,53 @@ static struct {
 	atomic64_t restarts;	/* stack check hits that grow the stack: not events */
 	atomic64_t denied;
 	atomic64_t added;	/* hook sets */
+	atomic64_t monitors_full;	/* monitors that found no slot: they pay */
 } stats;
+
+/* Current is its process's monitor thread. */
+static void monitor_add(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < GO_MONITORS; i++) {
+		if (!atomic_cmpxchg(&monitors.tid[i], 0, current->pid)) {
+			atomic_inc(&monitors.live);
+			return;
+		}
+	}
+	atomic64_inc(&stats.monitors_full);
+}
+
+/* Frees tid's slot; any tid (0: every slot). */
+static void monitor_del(pid_t tid)
+{
+	unsigned int i;
+	int cur;
+
+	for (i = 0; i < GO_MONITORS; i++) {
+		cur = atomic_read(&monitors.tid[i]);
+		if (cur && (!tid || cur == tid) && atomic_cmpxchg(&monitors.tid[i], cur, 0) == cur)
+			atomic_dec(&monitors.live);
+	}
+}
+
+bool cp_go_monitor(pid_t tid)
+{
+	unsigned int i;
+
+	if (!atomic_read(&monitors.live))
+		return false;
+	for (i = 0; i < GO_MONITORS; i++)
+		if (atomic_read(&monitors.tid[i]) == tid)
+			return true;
+	return false;
+}
+
+void cp_go_monitor_exit(pid_t tid)
+{
+	if (atomic_read(&monitors.live))
+		monitor_del(tid);
+}
 
 /* The token of goroutine g of current's process; NULL when the table is full. */
 static struct cp_gtoken *token(struct cp_gohooks *gh, unsigned long g)
@@ -235,6 +299,10 @@ static int go_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 		goto out;
 	}
 	atomic64_inc(&stats.events[h->kind]);
+	if (h->kind == CAUSALPROF_GO_MONITOR) {
+		monitor_add();
+		goto out;
+	}
 	if (!cp_causal_running() || !arg)
 		goto out;
 	g = token(h->gh, arg);
@@ -287,7 +355,7 @@ static int missing(u32 kind, struct netlink_ext_ack *extack)
 	return -EINVAL;
 }
 
-/* Every kind at least once, none unknown, no offset twice. */
+/* Every kind but MONITOR at least once, none unknown, no offset twice. */
 static int sites_check(const struct cp_go_site *sites, unsigned int nr,
 		       struct netlink_ext_ack *extack)
 {
@@ -312,7 +380,7 @@ static int sites_check(const struct cp_go_site *sites, unsigned int nr,
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(kind_names); i++)
-		if (!(seen & BIT(i)))
+		if (i != CAUSALPROF_GO_MONITOR && !(seen & BIT(i)))
 			return missing(i, extack);
 	return 0;
 }
@@ -453,6 +521,7 @@ void cp_gohooks_clear(void)
 	if (gh) {
 		hooks_unregister(gh);
 		cp_uprobe_unregister_sync();
+		monitor_del(0);
 		hooks_free(gh);
 		pr_debug("go hooks destroyed\n");
 	}
@@ -481,4 +550,6 @@ void __init cp_gohooks_debugfs(struct dentry *parent)
 	debugfs_create_file_unsafe("restarts", 0444, dir, &stats.restarts, &atomic64_fops);
 	debugfs_create_file_unsafe("denied", 0444, dir, &stats.denied, &atomic64_fops);
 	debugfs_create_file_unsafe("added", 0444, dir, &stats.added, &atomic64_fops);
+	debugfs_create_file_unsafe("monitors_full", 0444, dir, &stats.monitors_full,
+				   &atomic64_fops);
 }

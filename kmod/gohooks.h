@@ -59,4 +59,12 @@ void cp_gohooks_put(struct cp_gohooks *gh);
 void cp_gohooks_clear(void);
 void cp_gohooks_debugfs(struct dentry *parent);
 
+/*
+ * Whether tid is a Go runtime's monitor thread the session's hooks saw
+ * start (CAUSALPROF_GO_MONITOR), from any context; its exit, to free
+ * its slot.
+ */
+bool cp_go_monitor(pid_t tid);
+void cp_go_monitor_exit(pid_t tid);
+
 #endif /* _CAUSALPROF_GOHOOKS_H */

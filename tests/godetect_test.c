@@ -88,7 +88,7 @@ FIXTURE_TEARDOWN(go)
 {
 }
 
-/* Every hook found, of each kind; the version told; entries where a FUNC point would be. */
+/* Every hook found, of each kind (the monitor's too); the version told; entries where a FUNC point would be. */
 TEST_F(go, hooks)
 {
 	char full[PATH_MAX];
@@ -106,9 +106,13 @@ TEST_F(go, hooks)
 	EXPECT_EQ(1, of_kind(&self->h, CAUSALPROF_GO_PARK));
 	EXPECT_EQ(3, of_kind(&self->h, CAUSALPROF_GO_YIELD));
 	EXPECT_LE(1, of_kind(&self->h, CAUSALPROF_GO_SPAWN));
-	for (i = 0; i < self->h.nr; i++)
+	EXPECT_EQ(1, of_kind(&self->h, CAUSALPROF_GO_MONITOR));
+	for (i = 0; i < self->h.nr; i++) {
 		if (self->h.sites[i].kind == CAUSALPROF_GO_READY)
 			EXPECT_EQ(check_offset(self->path, "runtime.ready"), self->h.sites[i].offset);
+		if (self->h.sites[i].kind == CAUSALPROF_GO_MONITOR)
+			EXPECT_EQ(check_offset(self->path, "runtime.sysmon"), self->h.sites[i].offset);
+	}
 	/*
 	 * Every hook where the kernel emulates the instruction: an entry at
 	 * its stack check's jbe, the creation at a call (runqput's, newg in

@@ -5,8 +5,9 @@
 # a Go program (tests/targets/gt_chan.go, built by each Go installed, and
 # stripped) finds its runtime's scheduler by itself and has the module
 # place its hooks once, which fire (debugfs causalprof/go/: ready,
-# execute, park, spawn counted, events handled during experiments); the
-# recording names the Go version; their traps count as pauses. --no-go
+# execute, park, spawn counted, events handled during experiments, the
+# start of its one monitor thread); the recording names the Go version;
+# their traps count as pauses. --no-go
 # places none, nor does a C program's recording; a Go program without one
 # of the functions (gt_chan-go-noready: runtime.ready renamed) is refused
 # with the function and the Go version named, and records with --no-go.
@@ -26,7 +27,7 @@ go=/sys/kernel/debug/causalprof/go
 # counters: the go/ counters as "name=value ...".
 counters()
 {
-	for c in ready execute park yield spawn applied table_full denied added; do
+	for c in ready execute park yield spawn monitor applied table_full denied added; do
 		printf '%s=%s ' "$c" "$(cat "$go/$c")"
 	done
 }
@@ -86,7 +87,8 @@ placed()
 		return 4
 	fi
 	run "$1" --progress main.progress -- "$2" -d 4
-	ran "$1" && grew -gt 0 ready execute park spawn applied && grew -eq 1 added || return 1
+	ran "$1" && grew -gt 0 ready execute park spawn applied && grew -eq 1 added monitor ||
+		return 1
 	if ! grep -a -q '^go_hooks=go1\.' "$tmp/$1.data"; then
 		say "the recording does not name the Go version"
 		return 1
@@ -99,7 +101,7 @@ none()
 	name=$1
 	shift
 	run "$name" "$@"
-	ran "$name" && grew -eq 0 added ready execute park spawn applied
+	ran "$name" && grew -eq 0 added ready execute park spawn monitor applied
 }
 
 t_go119() { placed go119 "$targets/gt_chan-go"; }

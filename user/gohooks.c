@@ -44,17 +44,24 @@
 #define BUILDINFO_MAGIC		"\xff Go buildinf:"
 #define BUILDINFO_INLINE	2	/* flags: the strings follow the header */
 
+/*
+ * The runtime's functions probed. runtime.sysmon, the monitor thread's
+ * body, is optional: without it (another runtime) the monitor pays delays
+ * as any thread does.
+ */
 static const struct {
 	uint32_t kind;
 	const char *spec;
+	bool optional;
 } hooks[] = {
-	{ CAUSALPROF_GO_READY,		"runtime.ready" },
-	{ CAUSALPROF_GO_EXECUTE,	"runtime.execute" },
-	{ CAUSALPROF_GO_PARK,		"runtime.park_m" },
-	{ CAUSALPROF_GO_YIELD,		"runtime.goschedImpl" },
-	{ CAUSALPROF_GO_YIELD,		"runtime.goyield_m" },
-	{ CAUSALPROF_GO_YIELD,		"runtime.exitsyscall0" },
-	{ CAUSALPROF_GO_SPAWN,		"runtime.newproc1%return" },
+	{ CAUSALPROF_GO_READY,		"runtime.ready", false },
+	{ CAUSALPROF_GO_EXECUTE,	"runtime.execute", false },
+	{ CAUSALPROF_GO_PARK,		"runtime.park_m", false },
+	{ CAUSALPROF_GO_YIELD,		"runtime.goschedImpl", false },
+	{ CAUSALPROF_GO_YIELD,		"runtime.goyield_m", false },
+	{ CAUSALPROF_GO_YIELD,		"runtime.exitsyscall0", false },
+	{ CAUSALPROF_GO_SPAWN,		"runtime.newproc1%return", false },
+	{ CAUSALPROF_GO_MONITOR,	"runtime.sysmon", true },
 };
 
 /* The section .go.buildinfo's bytes, or NULL. */
@@ -152,6 +159,8 @@ static int inline_check(Elf *elf, const char *exe, const char *go, char *err, si
 	}
 	ret = 0;
 	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]) && !ret; i++) {
+		if (hooks[i].optional)
+			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)strcspn(hooks[i].spec, "%"),
 			 hooks[i].spec);
 		if (cp_gopcln_inlined(t, name, &in) == 1) {
@@ -195,6 +204,8 @@ static int resolve(const char *exe, const char *go, struct cp_go_hooks *h, char 
 			}
 		}
 		n = cp_probe_resolve(hooks[i].spec, exe, locs, max - h->nr, why, sizeof(why));
+		if (n < 0 && hooks[i].optional)
+			continue;
 		if (n < 0 || (size_t)n > max - h->nr) {
 			ret = n < 0 ? n : -E2BIG;
 			snprintf(err, errlen, "%s (%s): the Go hooks need %s: %s; record with --no-go",

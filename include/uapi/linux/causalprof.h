@@ -303,8 +303,8 @@
  *                                    CAUSALPROF_GOHOOK_F_ARG2 the goroutine
  *                                    is in RBX (the register ABI's second
  *                                    argument: a call of runqput(pp, g))
- *     Every kind at least once, no offset twice: else -EINVAL ("no
- *     CAUSALPROF_GO_READY hook", ...). -EEXIST when the session has its Go
+ *     Every kind but CAUSALPROF_GO_MONITOR at least once, no offset
+ *     twice: else -EINVAL ("no CAUSALPROF_GO_READY hook", ...). -EEXIST when the session has its Go
  *     hooks already; -ENOENT, -EACCES, -EINVAL for the file as for a
  *     progress point. The module keeps the state of up to its go_slots
  *     goroutines (module parameter, default 65536; the debugfs counter
@@ -577,6 +577,11 @@ enum causalprof_go_hook {
 				 * goyield_m, exitsyscall0)
 				 */
 	CAUSALPROF_GO_SPAWN,	/* created by current (runtime.newproc1) */
+	CAUSALPROF_GO_MONITOR,	/* current is the runtime's monitor thread, which
+				 * runs no goroutine (runtime.sysmon, at its
+				 * start; the goroutine is not read): it pays
+				 * no delay and passes none on. Optional
+				 */
 	__CAUSALPROF_GO_HOOK_MAX
 };
 #define CAUSALPROF_GO_HOOK_MAX (__CAUSALPROF_GO_HOOK_MAX - 1)
