@@ -374,6 +374,48 @@ TEST(cache_kept_and_capped)
 	cp_sym_free(sym);
 }
 
+/*
+ * Files one report asked for that outweigh the cap together: the smaller
+ * goes, so that the next report, which asks for both again, reads the
+ * fewest bytes again.
+ */
+TEST(cache_equals_smallest_first)
+{
+	char a[PATH_MAX], b[PATH_MAX], *small, *large;
+	struct cp_symbolizer *sym;
+	size_t bytes_a, bytes_b, opens;
+
+	ASSERT_EQ(0, cp_build_path("sym/symtarget", a, sizeof(a)));
+	ASSERT_EQ(0, cp_build_path("sym/cxxhot", b, sizeof(b)));
+	sym = cp_sym_new(NULL, NULL);
+	ASSERT_NE(NULL, sym);
+	cp_sym_set_cap(sym, 0);
+	expect_named(_metadata, sym, a, "main");
+	ASSERT_EQ(0, cp_sym_trim(sym));
+	bytes_a = stats(sym).bytes;
+	expect_named(_metadata, sym, b, "main");
+	ASSERT_EQ(0, cp_sym_trim(sym));
+	bytes_b = stats(sym).bytes - bytes_a;
+	TH_LOG("kept: %zu bytes for %s, %zu for %s", bytes_a, base(a), bytes_b, base(b));
+	/* Sizes apart by a tenth at least: which is smaller is no tie. */
+	ASSERT_TRUE(bytes_a * 10 < bytes_b * 9 || bytes_b * 10 < bytes_a * 9);
+	small = bytes_a < bytes_b ? a : b;
+	large = small == a ? b : a;
+
+	/* One report asks for both; room for the larger only. */
+	expect_named(_metadata, sym, a, "main");
+	expect_named(_metadata, sym, b, "main");
+	cp_sym_set_cap(sym, bytes_a > bytes_b ? bytes_a : bytes_b);
+	ASSERT_EQ(0, cp_sym_trim(sym));
+	EXPECT_EQ(1, stats(sym).evictions);
+	opens = stats(sym).opens;
+	expect_named(_metadata, sym, large, "main");
+	EXPECT_EQ(opens, stats(sym).opens) TH_LOG("%s was evicted", base(large));
+	expect_named(_metadata, sym, small, "main");
+	EXPECT_EQ(opens + 1, stats(sym).opens);
+	cp_sym_free(sym);
+}
+
 /* --no-symbolize: nothing opened; the recorded build id all the same. */
 TEST(offline)
 {
