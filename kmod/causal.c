@@ -337,6 +337,15 @@ static void build_result(u16 flags)
 static s64 owed(struct cp_task *t);
 
 /*
+ * A thread that never pays: the starter may not delay it (CP_TASK_EXEMPT),
+ * or it is a Go runtime's monitor (cp_go_monitor()). Any context.
+ */
+static bool never_pays(struct cp_task *t)
+{
+	return (atomic_read(&t->flags) & CP_TASK_EXEMPT) || cp_go_monitor(atomic_read(&t->tid));
+}
+
+/*
  * Under the session lock, at the stop, the counters sealed: what the
  * threads that are not asleep still owe (delay subtracted from the
  * experiment's time that nobody paid). The table's slots are atomics; an
@@ -353,9 +362,8 @@ static void sum_owed(void)
 	for (i = 0; i < n; i++) {
 		t = cp_task_at(i);
 		/* Asleep (blocked, not woken): its wait pays, or its wake-up will. */
-		if (atomic_read(&t->tid) <= 0 ||
-		    (atomic_read(&t->flags) & (CP_TASK_EXEMPT | CP_TASK_BLOCKED)) ||
-		    cp_go_monitor(atomic_read(&t->tid)))
+		if (atomic_read(&t->tid) <= 0 || (atomic_read(&t->flags) & CP_TASK_BLOCKED) ||
+		    never_pays(t))
 			continue;
 		debt = owed(t);
 		if (debt > 0) {
@@ -954,7 +962,7 @@ void cp_causal_sample(u64 period, bool timed, bool user, const u64 *uips, unsign
 	debt = owed(t);
 	if (!user || debt <= 0 || debt < min_pause())
 		return;
-	if ((atomic_read(&t->flags) & CP_TASK_EXEMPT) || cp_go_monitor(current->pid))
+	if (never_pays(t))
 		return;
 	if (!claim_payment(t, id))
 		return;
@@ -1045,10 +1053,10 @@ static void queue_wake_payment(struct task_struct *p, struct cp_task *t, u32 id)
 {
 	if (!READ_ONCE(wake_payments) || (p->flags & (CP_PF_NO_USER | PF_EXITING)))
 		return;
-	if ((atomic_read(&t->flags) & (CP_TASK_EXEMPT | CP_TASK_PAYING)) || cp_go_monitor(p->pid))
+	if (atomic_read(&t->flags) & CP_TASK_PAYING)
 		return;
 	/* Where it will run is not known yet: its settle() judges there. */
-	if (wake_due(t) < spin_least())
+	if (wake_due(t) < spin_least() || never_pays(t))
 		return;
 	if (!claim_payment(t, id))
 		return;

@@ -304,11 +304,12 @@
  *                                    is in RBX (the register ABI's second
  *                                    argument: a call of runqput(pp, g))
  *     Every kind but CAUSALPROF_GO_MONITOR at least once, no offset
- *     twice: else -EINVAL ("no CAUSALPROF_GO_READY hook", ...). -EEXIST when the session has its Go
- *     hooks already; -ENOENT, -EACCES, -EINVAL for the file as for a
- *     progress point. The module keeps the state of up to its go_slots
- *     goroutines (module parameter, default 65536; the debugfs counter
- *     go/table_full counts the events of those that found no room).
+ *     twice: else -EINVAL ("no CAUSALPROF_GO_READY hook", ...). -EEXIST
+ *     when the session has its Go hooks already; -ENOENT, -EACCES,
+ *     -EINVAL for the file as for a progress point. The module keeps the
+ *     state of up to its go_slots goroutines (module parameter, default
+ *     65536; the debugfs counter go/table_full counts the events of those
+ *     that found no room).
  *
  * Text control: /proc/causalprof/control accepts one command per write,
  * e.g. "start pid=123 event=cpu-clock freq=1000" or "stop", with the same
